@@ -1,0 +1,119 @@
+// Attribute and tensor helpers.
+#include "graphfuse/attribute.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace graphfuse {
+
+namespace {
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  std::size_t size;
+};
+constexpr std::array<DTypeInfo, 15> kDTypes{{
+    {DType::Undefined, "undefined", 0}, {DType::Float32, "float32", 4},
+    {DType::UInt8, "uint8", 1},         {DType::Int8, "int8", 1},
+    {DType::UInt16, "uint16", 2},       {DType::Int16, "int16", 2},
+    {DType::Int32, "int32", 4},         {DType::Int64, "int64", 8},
+    {DType::String, "string", 0},       {DType::Bool, "bool", 1},
+    {DType::Float16, "float16", 2},     {DType::Float64, "float64", 8},
+    {DType::UInt32, "uint32", 4},       {DType::UInt64, "uint64", 8},
+    {DType::BFloat16, "bfloat16", 2},
+}};
+}  // namespace
+
+std::string_view dtype_name(DType t) {
+  for (const auto& d : kDTypes)
+    if (d.type == t) return d.name;
+  return "undefined";
+}
+
+std::optional<DType> dtype_from_name(std::string_view name) {
+  for (const auto& d : kDTypes)
+    if (d.name == name) return d.type;
+  return std::nullopt;
+}
+
+std::size_t dtype_size(DType t) {
+  for (const auto& d : kDTypes)
+    if (d.type == t) return d.size;
+  return 0;
+}
+
+std::int64_t Tensor::num_elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Tensor Tensor::from_floats(std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  Tensor t;
+  t.dtype = DType::Float32;
+  t.shape = std::move(shape);
+  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()),
+                                               values.size() * sizeof(float));
+  return t;
+}
+
+Tensor Tensor::from_ints(std::vector<std::int64_t> shape, const std::vector<std::int64_t>& values) {
+  Tensor t;
+  t.dtype = DType::Int64;
+  t.shape = std::move(shape);
+  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()),
+                                               values.size() * sizeof(std::int64_t));
+  return t;
+}
+
+bool operator==(const Tensor& a, const Tensor& b) {
+  if (a.dtype != b.dtype || a.shape != b.shape || a.has_data() != b.has_data()) return false;
+  return !a.has_data() || a.data == b.data || *a.data == *b.data;
+}
+
+std::string_view attr_kind_name(const AttrValue& v) {
+  static constexpr std::array<std::string_view, 11> names{
+      "int", "float", "string", "bool", "tensor", "ints", "floats", "strings", "bools",
+      "tensors", "opaque"};
+  return names[v.index()];
+}
+
+const AttrValue* Attributes::find(std::string_view name) const {
+  for (const auto& [k, v] : entries_)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+AttrValue* Attributes::find(std::string_view name) {
+  for (auto& [k, v] : entries_)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+void Attributes::set(std::string name, AttrValue value) {
+  if (AttrValue* v = find(name)) {
+    *v = std::move(value);
+    return;
+  }
+  entries_.emplace_back(std::move(name), std::move(value));
+}
+
+bool Attributes::erase(std::string_view name) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.first == name; });
+  if (it == entries_.end()) return false;
+  entries_.erase(it);
+  return true;
+}
+
+bool operator==(const Attributes& a, const Attributes& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [k, v] : a) {
+    const AttrValue* o = b.find(k);
+    if (!o || !(*o == v)) return false;
+  }
+  return true;
+}
+
+}  // namespace graphfuse

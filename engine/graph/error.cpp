@@ -1,0 +1,36 @@
+// Formatting of positioned errors.
+#include "graphfuse/error.h"
+
+namespace graphfuse {
+
+std::string SourceLoc::str() const {
+  std::string s = file;
+  if (line > 0) {
+    s += (s.empty() ? "" : ":") + std::to_string(line);
+    if (column > 0) s += ":" + std::to_string(column);
+  }
+  return s;
+}
+
+static std::string compose(const SourceLoc& loc, const std::string& message) {
+  std::string where = loc.str();
+  return where.empty() ? "error: " + message : where + ": error: " + message;
+}
+
+Error::Error(SourceLoc loc, std::string message, std::string source_line)
+    : std::runtime_error(compose(loc, message)),
+      loc_(std::move(loc)),
+      message_(std::move(message)),
+      source_line_(std::move(source_line)) {}
+
+std::string Error::pretty() const {
+  std::string s = what();
+  if (!source_line_.empty()) {
+    s += "\n  " + source_line_ + "\n  ";
+    for (int i = 1; i < loc_.column; ++i) s += (source_line_[i - 1] == '\t') ? '\t' : ' ';
+    s += "^";
+  }
+  return s;
+}
+
+}  // namespace graphfuse

@@ -1,0 +1,204 @@
+// The graph IR: nodes, values and ordered edges stored on boost::adjacency_list.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/attribute.h"
+#include "graphfuse/error.h"
+
+namespace graphfuse {
+
+/// Interned operator name. Comparing two OpTypes compares integers. A domain-qualified
+/// op keeps its domain as a dotted prefix: "com.microsoft.FusedConv".
+class OpType {
+ public:
+  OpType() = default;
+  /// Interns `name` (thread-safe); the same name always gives the same OpType.
+  static OpType intern(std::string_view name);
+  /// The OpType for `name` if it was ever interned (never interns).
+  static std::optional<OpType> lookup(std::string_view name);
+  std::string_view name() const;
+  /// Domain part ("" when unqualified): "com.microsoft" for "com.microsoft.FusedConv".
+  std::string_view domain() const;
+  /// Name without the domain: "FusedConv".
+  std::string_view local_name() const;
+  std::uint32_t index() const { return id_; }
+  bool valid() const { return id_ != 0; }
+  friend bool operator==(OpType a, OpType b) { return a.id_ == b.id_; }
+  friend auto operator<=>(OpType a, OpType b) { return a.id_ <=> b.id_; }
+
+ private:
+  explicit OpType(std::uint32_t id) : id_(id) {}
+  std::uint32_t id_ = 0;
+};
+
+/// Stable handle of a node; never reused within one Graph (removed nodes leave a hole).
+using NodeId = std::uint32_t;
+inline constexpr NodeId kNoNode = 0xffffffffu;
+
+/// A value: output `port` of node `node`. An absent optional input is {kNoNode, 0}.
+struct ValueRef {
+  NodeId node = kNoNode;
+  std::uint32_t port = 0;
+  bool valid() const { return node != kNoNode; }
+  friend bool operator==(ValueRef, ValueRef) = default;
+  friend auto operator<=>(ValueRef, ValueRef) = default;
+};
+
+/// One use of a value: input `slot` of node `node`.
+struct Use {
+  NodeId node;
+  std::uint32_t slot;
+  friend bool operator==(Use, Use) = default;
+  friend auto operator<=>(Use, Use) = default;
+};
+
+/// What is known of a value's type; rank -1 = unknown shape, dim -1 = unknown dim.
+struct ValueType {
+  DType dtype = DType::Undefined;
+  std::vector<std::int64_t> shape;
+  bool shape_known = false;
+  /// Symbolic dim names (ONNX dim_param) parallel to shape; empty strings where numeric.
+  std::vector<std::string> dim_params;
+  friend bool operator==(const ValueType&, const ValueType&) = default;
+};
+
+/// Per-output facts: an optional name (ONNX value names) and a type.
+struct OutputInfo {
+  std::string name;  ///< empty: named after the node ("id" for port 0, "id:k" otherwise)
+  ValueType type;
+  friend bool operator==(const OutputInfo&, const OutputInfo&) = default;
+};
+
+/// A node. Input order is meaningful.
+struct Node {
+  std::string id;
+  OpType op;
+  Attributes attrs;
+  std::vector<ValueRef> inputs;
+  std::vector<OutputInfo> outputs;  ///< size = number of outputs (>= 1)
+  SourceLoc loc;                    ///< where the node was written, when loaded from text
+};
+
+/// Well-known op names used by the graph layer itself.
+namespace ops {
+inline constexpr std::string_view kInput = "Input";  ///< a graph input
+inline constexpr std::string_view kConst = "Const";  ///< a constant / initializer (attr "value" tensor)
+}  // namespace ops
+
+struct GraphStorage;  // boost::adjacency_list lives behind this (Boost stays out of headers)
+
+/// A computation graph. All mutation goes through these methods, which keep the
+/// Boost.Graph edges, the id index and the per-node input lists consistent.
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&);
+  Graph& operator=(const Graph&);
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+
+  // ---- building -------------------------------------------------------------------
+  /// Adds a node; its inputs must refer to live nodes. Throws Error on a duplicate id.
+  NodeId add_node(std::string id, OpType op, std::vector<ValueRef> inputs = {},
+                  Attributes attrs = {}, std::uint32_t num_outputs = 1, SourceLoc loc = {});
+  /// Adds a graph input node (op Input) and appends it to inputs().
+  NodeId add_input(std::string id, ValueType type = {});
+  /// Appends a graph output.
+  void add_output(ValueRef v);
+
+  // ---- queries --------------------------------------------------------------------
+  bool alive(NodeId n) const;
+  const Node& node(NodeId n) const;
+  /// Mutable access to id-independent node data (attributes, output infos, loc).
+  /// Use set_input / replace_all_uses to change edges and rename() to change ids.
+  Attributes& attrs(NodeId n);
+  std::vector<OutputInfo>& output_infos(NodeId n);
+  std::optional<NodeId> find(std::string_view id) const;
+  /// Number of live nodes.
+  std::size_t size() const { return live_; }
+  /// One past the highest NodeId ever issued (for dense per-node arrays).
+  NodeId capacity() const;
+  /// Live node ids in increasing order (insertion order).
+  std::vector<NodeId> nodes() const;
+  /// Calls f(id) for each live node in increasing id order.
+  void for_each_node(const std::function<void(NodeId)>& f) const;
+  /// Uses of value v, ordered by (consumer id, slot).
+  std::vector<Use> consumers(ValueRef v) const;
+  /// Number of uses of any output of n (graph outputs not counted).
+  std::size_t use_count(NodeId n) const;
+  std::size_t use_count(ValueRef v) const;
+  /// True when v is a graph output.
+  bool is_output(ValueRef v) const;
+  /// True when any output of n is a graph output.
+  bool has_graph_output(NodeId n) const;
+  const std::vector<NodeId>& inputs() const { return inputs_; }
+  const std::vector<ValueRef>& outputs() const { return outputs_; }
+  /// The name of a value: the output's name if set, else "id" / "id:k".
+  std::string value_name(ValueRef v) const;
+
+  // ---- mutation -------------------------------------------------------------------
+  /// Points input `slot` of n at v (the old edge is removed).
+  void set_input(NodeId n, std::uint32_t slot, ValueRef v);
+  /// Replaces n's whole input list.
+  void set_inputs(NodeId n, std::vector<ValueRef> inputs);
+  /// Changes n's op type.
+  void set_op(NodeId n, OpType op);
+  /// Changes n's number of outputs (uses of dropped ports must be gone).
+  void set_num_outputs(NodeId n, std::uint32_t count);
+  /// Renames a node (throws Error if the new id is taken).
+  void rename(NodeId n, std::string new_id);
+  /// Rewires every use of `from` (node inputs and graph outputs) to `to`.
+  void replace_all_uses(ValueRef from, ValueRef to);
+  /// Removes a node; it must have no remaining uses and not be a graph output.
+  void remove_node(NodeId n);
+  /// Replaces the list of graph outputs.
+  void set_outputs(std::vector<ValueRef> outputs);
+  void set_inputs_list(std::vector<NodeId> inputs);
+
+  // ---- whole-graph ----------------------------------------------------------------
+  /// Live nodes in a topological order (producers first). Deterministic: among ready
+  /// nodes, lower ids come first. Throws Error naming a node on a cycle.
+  std::vector<NodeId> topological_order() const;
+  /// Checks every invariant; throws Error naming the offending node (and its source
+  /// position when known): unknown/dead references, port out of range, cycles,
+  /// duplicate ids, edge list out of sync with the input lists.
+  void validate() const;
+  /// Renumbers nodes densely (dropping holes left by removals), keeping order.
+  void compact();
+
+  /// Graph-level properties io keeps for round trips (ONNX opsets, metadata, ...).
+  Attributes& properties() { return properties_; }
+  const Attributes& properties() const { return properties_; }
+  /// The file the graph was read from, for error messages.
+  std::string source_file;
+
+  /// The underlying storage, for algorithms that want Boost.Graph directly (VF2 oracle).
+  const GraphStorage& storage() const { return *store_; }
+
+ private:
+  void add_edge_(ValueRef from, NodeId to, std::uint32_t slot);
+  void remove_edge_(NodeId to, std::uint32_t slot);
+  Node& mut_(NodeId n);
+
+  std::unique_ptr<GraphStorage> store_;
+  std::size_t live_ = 0;
+  std::vector<NodeId> inputs_;
+  std::vector<ValueRef> outputs_;
+  Attributes properties_;
+};
+
+/// The constant tensor behind v when v is output 0 of a Const node (attribute "value")
+/// or of an ONNX Constant node; null otherwise.
+const Tensor* constant_tensor(const Graph& g, ValueRef v);
+/// True when v is produced by a Const/Constant node (data or not).
+bool is_constant(const Graph& g, ValueRef v);
+
+}  // namespace graphfuse
