@@ -1,0 +1,41 @@
+// Reading and writing graphs: .graph text, YAML, JSON, ONNX, and Graphviz DOT.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse {
+
+enum class GraphFormat { Text, Yaml, Json, Onnx, Dot };
+
+/// The format for a path by extension: .graph, .yaml/.yml, .json, .onnx, .dot.
+/// Throws Error naming the file for anything else.
+GraphFormat format_for_path(const std::string& path);
+
+/// Loads a graph, format chosen by extension. Throws Error with file:line:column on
+/// malformed input, unknown references, duplicate ids, cycles, bad attribute types.
+/// The result validates.
+Graph load_graph(const std::string& path);
+
+/// Saves a graph, format chosen by extension. Atomic: writes a temporary file beside
+/// the target and renames it, so a failure never leaves a half-written file.
+void save_graph(const Graph& g, const std::string& path);
+
+/// Parsers from memory; `file` is used in error messages only.
+Graph parse_graph_text(std::string_view text, const std::string& file = "<text>");
+Graph parse_graph_yaml(std::string_view text, const std::string& file = "<yaml>");  ///< YAML or JSON
+
+/// Writers to memory. Deterministic: the same graph gives the same bytes.
+std::string write_graph_text(const Graph& g);
+std::string write_graph_yaml(const Graph& g);
+std::string write_graph_json(const Graph& g);
+std::string write_graph_dot(const Graph& g);
+
+/// Writes `content` to `path` atomically (temp file in the same folder + rename).
+void write_file_atomic(const std::string& path, std::string_view content);
+/// Reads a whole file; throws Error naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace graphfuse
