@@ -39,3 +39,10 @@ void write_file_atomic(const std::string& path, std::string_view content);
 std::string read_file(const std::string& path);
 
 }  // namespace graphfuse
+
+namespace graphfuse {
+/// ONNX ModelProto <-> Graph (engine/io/onnx_*.cpp). Initializers become Const nodes
+/// (attribute "value", data shared not copied); domain-qualified ops are "domain.Op".
+Graph load_onnx(const std::string& path);
+void save_onnx(const Graph& g, const std::string& path);
+}  // namespace graphfuse
