@@ -1,3 +1,34 @@
-// graphfuse command line (placeholder until the CLI lands).
+// graphfuse command line: parses the subcommand and turns errors into exit code 1.
 #include <iostream>
-int main() { std::cout << "graphfuse\n"; return 0; }
+
+#include "cli/commands.h"
+#include "graphfuse/error.h"
+
+int main(int argc, char** argv) {
+  using namespace graphfuse;
+  CLI::App app{"graphfuse: declarative operator fusion for ML computation graphs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "graphfuse 0.1.0");
+  cli::Handler run;
+  cli::register_apply(app, run);
+  cli::register_info(app, run);
+  cli::register_dot(app, run);
+  cli::register_gen(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 1;
+  }
+  try {
+    return run ? run() : 1;
+  } catch (const Error& e) {
+    std::cerr << e.pretty() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

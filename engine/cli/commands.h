@@ -1,0 +1,19 @@
+// The graphfuse subcommands: each registers its options and handler on the CLI app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace graphfuse::cli {
+
+/// A subcommand's handler returns the process exit code; it may throw graphfuse::Error.
+using Handler = std::function<int()>;
+
+/// Each register_* adds one subcommand to `app` and stores its handler in `run`,
+/// which main invokes when that subcommand was chosen.
+void register_apply(CLI::App& app, Handler& run);
+void register_info(CLI::App& app, Handler& run);
+void register_dot(CLI::App& app, Handler& run);
+void register_gen(CLI::App& app, Handler& run);
+
+}  // namespace graphfuse::cli

@@ -1,0 +1,23 @@
+// Seeded synthetic graphs: CNN-like graphs of any size, for examples, tests and benchmarks.
+#pragma once
+
+#include <cstdint>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse {
+
+/// What the generator mixes in, as per-block probabilities.
+struct GenerateOptions {
+  std::size_t nodes = 1000;  ///< approximate node count (within one block of it)
+  std::uint64_t seed = 1;
+  bool matmul_chains = true;  ///< include MatMul -> Add blocks
+};
+
+/// Builds a CNN-like graph (TF op names) of about `nodes` nodes from a seed. Blocks:
+/// fusible Conv2D -> BiasAdd -> ReLU chains, residual Adds, Conv2D outputs with two
+/// consumers (must not fuse), BiasAdd without ReLU, MatMul -> Add chains. The same
+/// options always give the same graph.
+Graph generate_cnn_graph(const GenerateOptions& opt);
+
+}  // namespace graphfuse
