@@ -19,7 +19,10 @@ class Builder {
     return add(OpType::intern(op), std::move(inputs), std::move(attrs));
   }
   ValueRef add(OpType op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
-    NodeId n = g_.add_node("n" + std::to_string(counter_++), op, std::move(inputs), std::move(attrs));
+    // append() rather than "n" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
+    std::string id = "n";
+    id.append(std::to_string(counter_++));
+    NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs));
     return {n, 0};
   }
   ValueRef constant(std::vector<std::int64_t> shape) {
