@@ -1,0 +1,169 @@
+// Rule-test YAML files: reading cases with positions, and in-place `expect` updates.
+#include "rule_test_file.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "dsl/parser.h"
+#include "graphfuse/io.h"
+
+namespace graphfuse::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kInlineFile = "<inline graph>";
+
+Error at(const RuleTestFile& f, const YAML::Mark& m, const std::string& msg) {
+  SourceLoc loc{f.path, m.line + 1, m.column + 1};
+  std::string line = (m.line >= 0 && static_cast<std::size_t>(m.line) < f.lines->size()) ? (*f.lines)[m.line] : "";
+  return Error(loc, msg, line);
+}
+
+ScalarAt scalar_at(const RuleTestFile& f, const YAML::Node& key, const YAML::Node& value, const char* what) {
+  if (!value.IsScalar()) throw at(f, value.Mark(), std::string("'") + what + "' must be a string");
+  ScalarAt s;
+  s.text = value.Scalar();
+  s.line = value.Mark().line + 1;
+  s.column = value.Mark().column + 1;
+  s.key_column = key.Mark().column + 1;
+  s.present = true;
+  return s;
+}
+
+bool is_block_scalar(const RuleTestFile& f, const ScalarAt& s) {
+  if (s.line < 1 || static_cast<std::size_t>(s.line) > f.lines->size()) return false;
+  const std::string& l = (*f.lines)[s.line - 1];
+  std::size_t c = static_cast<std::size_t>(s.column - 1);
+  return c < l.size() && (l[c] == '|' || l[c] == '>');
+}
+
+int indent_of(const std::string& line) {
+  return static_cast<int>(line.find_first_not_of(' ') == std::string::npos ? line.size()
+                                                                            : line.find_first_not_of(' '));
+}
+
+bool names_graph_file(const std::string& s) {
+  if (s.find('\n') != std::string::npos || s.find('(') != std::string::npos) return false;
+  for (const char* ext : {".graph", ".yaml", ".yml", ".json", ".onnx"})
+    if (s.size() > std::string_view(ext).size() && s.ends_with(ext)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
+  RuleTestFile f;
+  f.path = path;
+  f.lines = dsl::split_lines(read_file(path));
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw at(f, e.mark, e.msg);
+  }
+  if (!root.IsMap() || !root["tests"]) return std::nullopt;
+  fs::path dir = fs::path(path).parent_path();
+  if (root["rules"]) f.rule_files.push_back(path);
+  if (YAML::Node load = root["load"]) {
+    if (!load.IsSequence()) throw at(f, load.Mark(), "'load' must be a list of rule files");
+    for (const auto& p : load) f.rule_files.push_back((dir / p.as<std::string>()).lexically_normal().string());
+  }
+  YAML::Node tests = root["tests"];
+  if (!tests.IsSequence()) throw at(f, tests.Mark(), "'tests' must be a list of cases");
+  for (const YAML::Node& c : tests) {
+    if (!c.IsMap()) throw at(f, c.Mark(), "a test case must be a mapping with name, input and expect");
+    RuleTestCase tc;
+    tc.line = c.Mark().line + 1;
+    for (const auto& kv : c) {
+      std::string key = kv.first.as<std::string>();
+      const YAML::Node& v = kv.second;
+      if (key == "name") tc.name = v.as<std::string>();
+      else if (key == "doc") continue;
+      else if (key == "input") tc.input = scalar_at(f, kv.first, v, "input");
+      else if (key == "expect") tc.expect = scalar_at(f, kv.first, v, "expect");
+      else if (key == "expect_error") tc.expect_error = scalar_at(f, kv.first, v, "expect_error");
+      else if (key == "rules") {
+        if (!v.IsSequence()) throw at(f, v.Mark(), "'rules' must be a list of rule names");
+        for (const auto& r : v) tc.only_rules.push_back(r.as<std::string>());
+      } else if (key == "max_rounds") tc.max_rounds = v.as<int>();
+      else if (key == "threads") tc.threads = v.as<int>();
+      else if (key == "verify") tc.verify = v.as<bool>();
+      else
+        throw at(f, kv.first.Mark(), "unknown test case key '" + key +
+                                         "' (expected name, doc, input, expect, expect_error, rules, "
+                                         "max_rounds, threads, verify)");
+    }
+    if (tc.name.empty()) throw at(f, c.Mark(), "test case without a name");
+    if (!tc.input.present) throw at(f, c.Mark(), "test case '" + tc.name + "' has no input");
+    if (tc.expect.present == tc.expect_error.present)
+      throw at(f, c.Mark(), "test case '" + tc.name + "' needs exactly one of expect and expect_error");
+    f.cases.push_back(std::move(tc));
+  }
+  return f;
+}
+
+Graph load_case_graph(const RuleTestFile& file, const ScalarAt& s) {
+  if (names_graph_file(s.text))
+    return load_graph((fs::path(file.path).parent_path() / s.text).lexically_normal().string());
+  try {
+    return parse_graph_text(s.text, kInlineFile);
+  } catch (const Error& e) {
+    if (e.loc().file != kInlineFile) throw;
+    // Map the position inside the scalar back into the test file.
+    dsl::TextOrigin origin;
+    origin.file = file.path;
+    origin.file_lines = file.lines;
+    if (is_block_scalar(file, s)) {
+      origin.first_line = s.line + 1;
+      int content = std::min<int>(origin.first_line, static_cast<int>(file.lines->size()));
+      origin.first_column = origin.indent_column = indent_of((*file.lines)[content - 1]) + 1;
+    } else {
+      origin.first_line = s.line;
+      origin.first_column = s.column;
+      origin.indent_column = s.column;
+    }
+    throw origin.error(dsl::Pos{e.loc().line, e.loc().column}, e.message());
+  }
+}
+
+std::string apply_expect_updates(const RuleTestFile& file, std::vector<ExpectUpdate> updates) {
+  std::vector<std::string> lines = *file.lines;
+  // Bottom-up, so earlier line numbers stay valid while later blocks change size.
+  std::sort(updates.begin(), updates.end(),
+            [](const ExpectUpdate& a, const ExpectUpdate& b) { return a.expect.line > b.expect.line; });
+  for (const ExpectUpdate& u : updates) {
+    int head = u.expect.line - 1;  // 0-based line holding `expect:`
+    std::size_t first = head + 1, last = first;  // [first, last): old block content
+    if (is_block_scalar(file, u.expect)) {
+      int key_indent = u.expect.key_column - 1;
+      while (last < lines.size()) {
+        const std::string& l = lines[last];
+        bool blank = l.find_first_not_of(' ') == std::string::npos;
+        if (!blank && indent_of(l) <= key_indent) break;
+        ++last;
+      }
+      while (last > first && lines[last - 1].find_first_not_of(' ') == std::string::npos) --last;
+    }
+    lines[head] = lines[head].substr(0, u.expect.column - 1) + "|";
+    std::string pad(u.expect.key_column - 1 + 2, ' ');
+    std::vector<std::string> block;
+    std::size_t pos = 0;
+    const std::string& t = u.graph_text;
+    while (pos < t.size()) {
+      std::size_t nl = t.find('\n', pos);
+      std::string l = t.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      block.push_back(l.empty() ? l : pad + l);
+      if (nl == std::string::npos) break;
+      pos = nl + 1;
+    }
+    lines.erase(lines.begin() + first, lines.begin() + last);
+    lines.insert(lines.begin() + first, block.begin(), block.end());
+  }
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+}  // namespace graphfuse::testing

@@ -1,0 +1,62 @@
+// Reading rule-test cases out of YAML files, and rewriting `expect` blocks in place.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse::testing {
+
+/// A YAML scalar with where it sits in its file.
+struct ScalarAt {
+  std::string text;
+  int line = 0;       ///< 1-based line of the scalar's start (the `|` for block scalars)
+  int column = 0;     ///< 1-based column of the scalar's start
+  int key_column = 0; ///< 1-based column of its key
+  bool present = false;
+};
+
+struct RuleTestCase {
+  std::string name;
+  int line = 0;  ///< 1-based line of the case in its file
+  ScalarAt input;
+  ScalarAt expect;        ///< a graph, or "unchanged"
+  ScalarAt expect_error;  ///< substring of the error the run must produce
+  std::vector<std::string> only_rules;
+  std::optional<int> max_rounds;
+  std::optional<int> threads;
+  bool verify = false;
+};
+
+struct RuleTestFile {
+  std::string path;
+  std::shared_ptr<const std::vector<std::string>> lines;  ///< the file's lines
+  std::vector<std::string> rule_files;  ///< the file itself when it has rules:, plus load:
+  std::vector<RuleTestCase> cases;
+};
+
+/// Reads a file's `tests:` section; nullopt when the file has none. Throws Error with
+/// file:line:column on a malformed case.
+std::optional<RuleTestFile> read_rule_test_file(const std::string& path);
+
+/// Loads a case's `input` or `expect` graph: a path (relative to the test file) when the
+/// scalar is one line naming a graph file, else inline `.graph` text. Errors point at the
+/// line and column inside the test file.
+Graph load_case_graph(const RuleTestFile& file, const ScalarAt& s);
+
+/// One replacement of an `expect` value by new .graph text.
+struct ExpectUpdate {
+  ScalarAt expect;
+  std::string graph_text;
+};
+
+/// Returns the file's text with each `expect` value replaced by a block scalar holding
+/// the new graph text; every other byte stays as it was.
+std::string apply_expect_updates(const RuleTestFile& file, std::vector<ExpectUpdate> updates);
+
+}  // namespace graphfuse::testing
