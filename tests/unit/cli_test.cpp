@@ -1,0 +1,144 @@
+// End-to-end checks of the graphfuse binary: exit codes, messages, untouched outputs.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out;  ///< stdout and stderr together
+};
+
+Run run_cli(const std::string& args) {
+  std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
+  Run r{0, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("graphfuse_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  static std::string src(const std::string& rel) { return std::string(GRAPHFUSE_SOURCE_DIR) + "/" + rel; }
+  fs::path dir_;
+};
+
+const char* kChain = R"(input x
+w = Const() {shape = [3, 3, 3, 64]}
+b = Const() {shape = [64]}
+conv = Conv2D(x, w) {strides = [1, 1], padding = "SAME"}
+bias = BiasAdd(conv, b)
+relu = ReLU(bias)
+output relu
+)";
+
+/// Runs `apply` expecting failure: exit 1, the message names file:line:column, and a
+/// pre-existing output file keeps its bytes.
+void expect_apply_fails(const fs::path& rules, const fs::path& input, const fs::path& out,
+                        const std::string& where) {
+  std::ofstream(out) << "SENTINEL";
+  Run r = run_cli("apply --rules " + rules.string() + " " + input.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find(where), std::string::npos) << "expected '" << where << "' in:\n" << r.out;
+  EXPECT_EQ(slurp(out), "SENTINEL");
+}
+
+}  // namespace
+
+TEST_F(CliTest, ApplyFusesAndReportsCounts) {
+  fs::path in = write("chain.graph", kChain);
+  fs::path out = dir_ / "out.yaml";
+  Run r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("conv2d_biasadd_relu: 1 rewrite"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nodes: 6 -> 4"), std::string::npos) << r.out;
+  Run info = run_cli("info " + out.string());
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_NE(info.out.find("FusedConv2D_BiasAdd_ReLU"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("Conv2D "), std::string::npos) << info.out;
+}
+
+TEST_F(CliTest, ApplyTwiceIsAFixedPoint) {
+  fs::path in = write("chain.graph", kChain);
+  fs::path once = dir_ / "once.graph", twice = dir_ / "twice.graph";
+  ASSERT_EQ(run_cli("apply -q --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + once.string()).code, 0);
+  Run r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + once.string() + " -o " + twice.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("conv2d_biasadd_relu: 0 rewrites"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(once), slurp(twice));
+}
+
+TEST_F(CliTest, UnknownReferenceFailsWithPosition) {
+  fs::path in = write("bad.graph", "input x\nrelu = ReLU(nope)\noutput relu\n");
+  expect_apply_fails(src("rules/seed.yaml"), in, dir_ / "out.graph", "bad.graph:2:13");
+}
+
+TEST_F(CliTest, CycleFailsWithPosition) {
+  fs::path in = write("cycle.yaml",
+                      "nodes:\n"
+                      "  - {id: a, op_type: ReLU, inputs: [b]}\n"
+                      "  - {id: b, op_type: ReLU, inputs: [a]}\n");
+  expect_apply_fails(src("rules/seed.yaml"), in, dir_ / "out.yaml", "cycle.yaml:2:");
+}
+
+TEST_F(CliTest, DuplicateIdFailsWithPosition) {
+  fs::path in = write("dup.json",
+                      "{\"nodes\": [\n"
+                      "  {\"id\": \"x\", \"op_type\": \"Input\"},\n"
+                      "  {\"id\": \"x\", \"op_type\": \"ReLU\"}\n"
+                      "]}\n");
+  expect_apply_fails(src("rules/seed.yaml"), in, dir_ / "out.json", "dup.json:3:");
+}
+
+TEST_F(CliTest, MalformedPatternFailsWithPosition) {
+  fs::path rules = write("bad_rules.yaml",
+                         "rules:\n"
+                         "  - name: broken\n"
+                         "    pattern: |\n"
+                         "      conv = Conv2D(x, w\n"
+                         "      ReLU(conv)\n"
+                         "    rewrite: |\n"
+                         "      Fused(x, w)\n");
+  fs::path in = write("chain.graph", kChain);
+  expect_apply_fails(rules, in, dir_ / "out.graph", "bad_rules.yaml:");
+  Run r = run_cli("apply --rules " + rules.string() + " " + in.string() + " -o " + (dir_ / "o.graph").string());
+  EXPECT_NE(r.out.find("bad_rules.yaml:4:"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "o.graph"));
+}
+
+TEST_F(CliTest, HelpEverywhere) {
+  for (const char* sub : {"", "apply ", "info ", "dot ", "gen ", "test "}) {
+    Run r = run_cli(std::string(sub) + "--help");
+    EXPECT_EQ(r.code, 0) << sub << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub << r.out;
+  }
+}
