@@ -1,0 +1,87 @@
+// Internal to io: ONNX protobuf <-> graphfuse conversions shared by import, export and tests.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse::onnx_io {
+
+// Keys in Graph::properties() that carry ONNX model data through a round trip
+// (docs/onnx.md lists them). Plain values so rules and tools can read and edit them.
+inline constexpr std::string_view kIrVersion = "onnx.ir_version";              ///< int
+inline constexpr std::string_view kOpsetDomains = "onnx.opset_domains";        ///< strings
+inline constexpr std::string_view kOpsetVersions = "onnx.opset_versions";      ///< ints, parallel
+inline constexpr std::string_view kProducerName = "onnx.producer_name";        ///< string
+inline constexpr std::string_view kProducerVersion = "onnx.producer_version";  ///< string
+inline constexpr std::string_view kModelDomain = "onnx.domain";                ///< string
+inline constexpr std::string_view kModelVersion = "onnx.model_version";        ///< int
+inline constexpr std::string_view kModelDoc = "onnx.doc_string";               ///< string
+inline constexpr std::string_view kGraphName = "onnx.graph_name";              ///< string
+inline constexpr std::string_view kGraphDoc = "onnx.graph_doc_string";         ///< string
+inline constexpr std::string_view kMetaKeys = "onnx.metadata_keys";            ///< strings
+inline constexpr std::string_view kMetaValues = "onnx.metadata_values";        ///< strings, parallel
+/// All graph input names in file order, including initializers declared as inputs.
+inline constexpr std::string_view kInputOrder = "onnx.input_order";  ///< strings
+inline constexpr std::string_view kNodeDocIds = "onnx.node_doc_ids";  ///< strings
+inline constexpr std::string_view kNodeDocs = "onnx.node_docs";       ///< strings, parallel
+/// ModelProto / GraphProto fields graphfuse does not interpret (local functions,
+/// training info, quantization annotations, unknown fields), serialized.
+inline constexpr std::string_view kModelRest = "onnx.model_rest";  ///< Opaque onnx.ModelProto
+inline constexpr std::string_view kGraphRest = "onnx.graph_rest";  ///< Opaque onnx.GraphProto
+/// Prefix for non-tensor value types (sequence, map, optional): key + value name.
+inline constexpr std::string_view kTypePrefix = "onnx.type:";  ///< Opaque onnx.TypeProto
+
+/// Opaque kinds used for attribute values graphfuse keeps but does not interpret.
+inline constexpr std::string_view kOpaqueGraph = "onnx.GraphProto";
+inline constexpr std::string_view kOpaqueSparse = "onnx.SparseTensorProto";
+inline constexpr std::string_view kOpaqueType = "onnx.TypeProto";
+/// The whole AttributeProto (GRAPHS, SPARSE_TENSORS, TYPE_PROTOS, string tensors, doc strings).
+inline constexpr std::string_view kOpaqueAttribute = "onnx.AttributeProto";
+
+/// "" for the default domain ("" or "ai.onnx"), else the domain itself.
+std::string_view canonical_domain(std::string_view domain);
+
+/// The opset version the graph imports for `domain` ("" = default ONNX), or -1.
+std::int64_t opset_version(const Graph& g, std::string_view domain);
+
+/// Converts a TensorProto to a Tensor, taking raw_data by move (no copy of big tensors)
+/// and converting typed fields (float_data, int64_data, ...) to raw bytes. External data
+/// is read relative to `model_dir`. `what` names the tensor in errors. Throws Error.
+Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, const std::string& what);
+/// True when tensor_from_proto can represent `t` (numeric types, no segments).
+bool tensor_supported(const onnx::TensorProto& t);
+/// Writes `t` (which must have data) as raw_data; `what` names it in errors. With
+/// `with_data` false everything but raw_data is written (the caller streams the bytes).
+void tensor_to_proto(const Tensor& t, onnx::TensorProto& out, const std::string& what, bool with_data = true);
+
+/// TypeProto tensor type -> ValueType; false when the type is not a tensor.
+bool value_type_from_proto(const onnx::TypeProto& tp, ValueType& out);
+void value_type_to_proto(const ValueType& vt, onnx::TypeProto& out);
+
+/// AttributeProto -> AttrValue; `what` names the node and attribute in errors.
+AttrValue attribute_from_proto(onnx::AttributeProto& a, const std::string& model_dir, const std::string& what);
+/// AttrValue -> AttributeProto named `name`; `what` names the node in errors.
+void attribute_to_proto(const std::string& name, const AttrValue& v, onnx::AttributeProto& out,
+                        const std::string& what);
+
+/// ModelProto -> Graph. Consumes `model` (tensor bytes are moved out). `file` names the
+/// source in errors; external data is resolved relative to `model_dir`. The result validates.
+Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir);
+/// Graph -> ModelProto: nodes in topological order, initializers from Const nodes,
+/// graph-level data from properties(). Throws Error naming the node on anything unwritable.
+onnx::ModelProto model_from_graph(const Graph& g);
+
+/// The .onnx file bytes for `g`: the same bytes as model_from_graph(g).SerializeAsString(),
+/// but initializer data goes from the graph straight into the result, copied once.
+/// Throws Error when the model would exceed protobuf's 2 GB.
+std::string serialize_model(const Graph& g);
+
+/// Parses a .onnx file (up to 2 GB). Throws Error naming the file.
+onnx::ModelProto read_model_proto(const std::string& path);
+
+}  // namespace graphfuse::onnx_io

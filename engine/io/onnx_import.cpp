@@ -1,0 +1,322 @@
+// ONNX import: a .onnx file (ModelProto) becomes a Graph; see docs/onnx.md for the mapping.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graphfuse/io.h"
+#include "io/onnx_convert.h"
+
+namespace graphfuse::onnx_io {
+
+onnx::ModelProto read_model_proto(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(SourceLoc{path}, std::string("cannot open ONNX model: ") + std::strerror(errno));
+  google::protobuf::io::FileInputStream raw(fd, 1 << 20);
+  raw.SetCloseOnDelete(true);
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // Protobuf's own ceiling is 2 GB; models with bigger weights must use external data.
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (raw.GetErrno() != 0)
+      throw Error(SourceLoc{path}, std::string("cannot read ONNX model: ") + std::strerror(raw.GetErrno()));
+    throw Error(SourceLoc{path}, "not a valid ONNX model: protobuf parsing failed (truncated, over 2 GB, or not ONNX)");
+  }
+  return model;
+}
+
+namespace {
+
+// Builds the Graph from a ModelProto it consumes. Ids are claimed in a fixed order
+// (named nodes, unnamed nodes, graph inputs, initializers) so they are deterministic.
+class Importer {
+ public:
+  Importer(const std::string& file, const std::string& dir) : file_(file), dir_(dir) {}
+
+  Graph run(onnx::ModelProto& model) {
+    if (!model.has_graph()) fail("the model has no graph");
+    read_model_fields(model);
+    onnx::GraphProto& gp = *model.mutable_graph();
+    if (gp.sparse_initializer_size() > 0)
+      fail("sparse initializer '" + gp.sparse_initializer(0).values().name() + "' is not supported");
+    claim_node_ids(gp);
+    add_graph_inputs(gp);
+    add_initializers(gp);
+    add_nodes(gp);
+    read_value_info(gp);
+    add_graph_outputs(gp);
+    keep_rest(model);
+    g_.source_file = file_;
+    g_.validate();
+    return std::move(g_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& msg) const { throw Error(SourceLoc{file_}, msg); }
+
+  // `base` if free, else base_1, base_2, ... (the first free one).
+  std::string claim(const std::string& base) {
+    if (taken_.insert(base).second) return base;
+    for (std::size_t k = 1;; ++k) {
+      std::string cand = base + "_" + std::to_string(k);
+      if (taken_.insert(cand).second) return cand;
+    }
+  }
+
+  void read_model_fields(const onnx::ModelProto& m) {
+    Attributes& p = g_.properties();
+    if (m.has_ir_version()) p.set(std::string(kIrVersion), static_cast<std::int64_t>(m.ir_version()));
+    std::vector<std::string> domains;
+    std::vector<std::int64_t> versions;
+    for (const auto& o : m.opset_import()) {
+      domains.push_back(o.domain());
+      versions.push_back(o.version());
+    }
+    p.set(std::string(kOpsetDomains), std::move(domains));
+    p.set(std::string(kOpsetVersions), std::move(versions));
+    auto text = [&](std::string_view key, bool has, const std::string& v) {
+      if (has) p.set(std::string(key), v);
+    };
+    text(kProducerName, m.has_producer_name(), m.producer_name());
+    text(kProducerVersion, m.has_producer_version(), m.producer_version());
+    text(kModelDomain, m.has_domain(), m.domain());
+    if (m.has_model_version()) p.set(std::string(kModelVersion), static_cast<std::int64_t>(m.model_version()));
+    text(kModelDoc, m.has_doc_string(), m.doc_string());
+    text(kGraphName, m.graph().has_name(), m.graph().name());
+    text(kGraphDoc, m.graph().has_doc_string(), m.graph().doc_string());
+    if (m.metadata_props_size() > 0) {
+      std::vector<std::string> keys, values;
+      for (const auto& kv : m.metadata_props()) {
+        keys.push_back(kv.key());
+        values.push_back(kv.value());
+      }
+      p.set(std::string(kMetaKeys), std::move(keys));
+      p.set(std::string(kMetaValues), std::move(values));
+    }
+  }
+
+  // Named nodes keep their names; the rest (unnamed or a repeated name) are named after
+  // their first output, so ids are stable across runs and round trips.
+  void claim_node_ids(const onnx::GraphProto& gp) {
+    ids_.resize(static_cast<std::size_t>(gp.node_size()));
+    for (int i = 0; i < gp.node_size(); ++i) {
+      const std::string& name = gp.node(i).name();
+      if (!name.empty() && taken_.insert(name).second) ids_[static_cast<std::size_t>(i)] = name;
+    }
+    for (int i = 0; i < gp.node_size(); ++i) {
+      if (!ids_[static_cast<std::size_t>(i)].empty()) continue;
+      const auto& n = gp.node(i);
+      std::string base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
+      ids_[static_cast<std::size_t>(i)] = claim(base.empty() ? "node" : base);
+    }
+  }
+
+  // A value type: tensors go on the OutputInfo, anything else is kept opaque by name.
+  void take_type(const onnx::ValueInfoProto& vi, ValueType& out) {
+    if (!vi.has_type()) return;
+    if (!value_type_from_proto(vi.type(), out))
+      g_.properties().set(std::string(kTypePrefix) + vi.name(),
+                          Opaque{std::string(kOpaqueType), vi.type().SerializeAsString()});
+  }
+
+  void define(const std::string& name, ValueRef v, const std::string& who) {
+    if (!values_.emplace(name, v).second) fail(who + ": value '" + name + "' is defined more than once");
+  }
+
+  void add_graph_inputs(const onnx::GraphProto& gp) {
+    std::unordered_set<std::string> inits;
+    for (const auto& t : gp.initializer()) inits.insert(t.name());
+    std::vector<std::string> order;
+    bool interleaved = false;
+    for (const auto& vi : gp.input()) {
+      if (vi.name().empty()) fail("a graph input has no name");
+      order.push_back(vi.name());
+      if (inits.count(vi.name())) {
+        // An initializer declared as an input (a default value): the initializer wins
+        // and becomes the Const; the declaration is remembered for export.
+        interleaved = true;
+        take_type(vi, declared_[vi.name()]);
+        continue;
+      }
+      ValueType type;
+      take_type(vi, type);
+      NodeId n = g_.add_input(claim(vi.name()), std::move(type));
+      g_.output_infos(n)[0].name = vi.name();
+      define(vi.name(), {n, 0}, "graph input '" + vi.name() + "'");
+    }
+    if (interleaved) g_.properties().set(std::string(kInputOrder), std::move(order));
+  }
+
+  void add_initializers(onnx::GraphProto& gp) {
+    static const OpType kConst = OpType::intern(ops::kConst);
+    for (auto& t : *gp.mutable_initializer()) {
+      if (t.name().empty()) fail("an initializer has no name");
+      const std::string what = "initializer '" + t.name() + "'";
+      if (values_.count(t.name())) fail(what + " is defined more than once");
+      Attributes attrs;
+      Tensor value = tensor_from_proto(t, dir_, what);
+      ValueType type;
+      if (auto it = declared_.find(t.name()); it != declared_.end()) {
+        type = it->second;
+      } else {
+        type.dtype = value.dtype;
+        type.shape = value.shape;
+        type.shape_known = true;
+      }
+      attrs.set("value", std::move(value));
+      NodeId n = g_.add_node(claim(t.name()), kConst, {}, std::move(attrs));
+      g_.output_infos(n)[0] = OutputInfo{t.name(), std::move(type)};
+      define(t.name(), {n, 0}, what);
+      t.Clear();  // its bytes now live in the graph; free the proto's bookkeeping early
+    }
+  }
+
+  std::string node_what(std::size_t i, const onnx::NodeProto& n) const {
+    std::string op = n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type();
+    return "node '" + ids_[i] + "' (" + op + ")";
+  }
+
+  void add_nodes(onnx::GraphProto& gp) {
+    std::vector<std::string> doc_ids, docs;
+    std::vector<NodeId> made;
+    for (int i = 0; i < gp.node_size(); ++i) {
+      auto idx = static_cast<std::size_t>(i);
+      onnx::NodeProto& n = *gp.mutable_node(i);
+      const std::string what = node_what(idx, n);
+      if (n.op_type().empty()) fail(what + ": node has no op_type");
+      // The graph spells domains as a dotted prefix and splits at the last dot.
+      if (n.op_type().find('.') != std::string::npos) fail(what + ": op_type contains a '.'");
+      std::string_view domain = canonical_domain(n.domain());
+      OpType op = OpType::intern(domain.empty() ? n.op_type() : std::string(domain) + "." + n.op_type());
+      Attributes attrs;
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.name().empty()) fail(what + ": an attribute has no name");
+        if (attrs.has(a.name())) fail(what + ": attribute '" + a.name() + "' appears twice");
+        std::string name = a.name();
+        attrs.set(name, attribute_from_proto(a, dir_, what + ", attribute '" + name + "'"));
+      }
+      // Trailing empty outputs mean "not requested", the same as leaving them out.
+      int num_out = n.output_size();
+      while (num_out > 0 && n.output(num_out - 1).empty()) --num_out;
+      NodeId id = g_.add_node(ids_[idx], op, {}, std::move(attrs),
+                              static_cast<std::uint32_t>(std::max(num_out, 1)));
+      auto& infos = g_.output_infos(id);
+      for (int k = 0; k < num_out; ++k) {
+        infos[static_cast<std::size_t>(k)].name = n.output(k);
+        if (!n.output(k).empty()) define(n.output(k), {id, static_cast<std::uint32_t>(k)}, what);
+      }
+      if (!n.doc_string().empty()) {
+        doc_ids.push_back(ids_[idx]);
+        docs.push_back(n.doc_string());
+      }
+      made.push_back(id);
+    }
+    // Inputs are wired after every node exists: files are not always topologically sorted.
+    for (int i = 0; i < gp.node_size(); ++i) {
+      const onnx::NodeProto& n = gp.node(i);
+      std::vector<ValueRef> ins;
+      ins.reserve(static_cast<std::size_t>(n.input_size()));
+      for (const auto& name : n.input()) {
+        if (name.empty()) {
+          ins.push_back(ValueRef{});  // an absent optional input
+          continue;
+        }
+        auto it = values_.find(name);
+        if (it == values_.end())
+          fail(node_what(static_cast<std::size_t>(i), n) + ": input '" + name +
+               "' is not a graph input, an initializer or any node's output");
+        ins.push_back(it->second);
+      }
+      g_.set_inputs(made[static_cast<std::size_t>(i)], std::move(ins));
+    }
+    if (!doc_ids.empty()) {
+      g_.properties().set(std::string(kNodeDocIds), std::move(doc_ids));
+      g_.properties().set(std::string(kNodeDocs), std::move(docs));
+    }
+  }
+
+  // value_info describes intermediate values; its types go onto the producing output.
+  // Entries naming no value describe nothing and are not kept.
+  void read_value_info(const onnx::GraphProto& gp) {
+    for (const auto& vi : gp.value_info()) {
+      auto it = values_.find(vi.name());
+      if (it == values_.end()) continue;
+      take_type(vi, g_.output_infos(it->second.node)[it->second.port].type);
+    }
+  }
+
+  void add_graph_outputs(const onnx::GraphProto& gp) {
+    for (const auto& vi : gp.output()) {
+      auto it = values_.find(vi.name());
+      if (it == values_.end())
+        fail("graph output '" + vi.name() + "' is not a graph input, an initializer or any node's output");
+      take_type(vi, g_.output_infos(it->second.node)[it->second.port].type);
+      g_.add_output(it->second);
+    }
+  }
+
+  // Whatever graphfuse does not interpret (local functions, training info, quantization
+  // annotations, fields newer than this libonnx) is kept serialized and merged back on export.
+  void keep_rest(onnx::ModelProto& m) {
+    onnx::GraphProto& gp = *m.mutable_graph();
+    gp.clear_node();
+    gp.clear_initializer();
+    gp.clear_input();
+    gp.clear_output();
+    gp.clear_value_info();
+    gp.clear_name();
+    gp.clear_doc_string();
+    if (gp.ByteSizeLong() > 0)
+      g_.properties().set(std::string(kGraphRest), Opaque{std::string(kOpaqueGraph), gp.SerializeAsString()});
+    m.clear_graph();
+    m.clear_ir_version();
+    m.clear_opset_import();
+    m.clear_producer_name();
+    m.clear_producer_version();
+    m.clear_domain();
+    m.clear_model_version();
+    m.clear_doc_string();
+    m.clear_metadata_props();
+    if (m.ByteSizeLong() > 0)
+      g_.properties().set(std::string(kModelRest), Opaque{"onnx.ModelProto", m.SerializeAsString()});
+  }
+
+  const std::string& file_;
+  const std::string& dir_;
+  Graph g_;
+  std::vector<std::string> ids_;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<std::string, ValueRef> values_;
+  std::unordered_map<std::string, ValueType> declared_;
+};
+
+}  // namespace
+
+Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir) {
+  try {
+    return Importer(file, model_dir).run(model);
+  } catch (const Error& e) {
+    // Conversions deep down do not know the file; every import error should name it.
+    if (!e.loc().file.empty()) throw;
+    throw Error(SourceLoc{file}, e.message());
+  }
+}
+
+}  // namespace graphfuse::onnx_io
+
+namespace graphfuse {
+
+Graph load_onnx(const std::string& path) {
+  onnx::ModelProto model = onnx_io::read_model_proto(path);
+  return onnx_io::graph_from_model(model, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace graphfuse
