@@ -24,6 +24,9 @@ struct TensorLiteral {
   std::vector<std::int64_t> shape;
   bool has_data = false;
   std::vector<double> data;
+  /// The same elements exactly, when every one was written as an integer (so int64 data
+  /// such as INT64_MAX survives, which a double cannot hold); empty otherwise.
+  std::vector<std::int64_t> int_data;
 };
 
 /// int | float | string | bool | [list] | tensor(...)
@@ -88,6 +91,7 @@ struct Expr {
   std::string name;        ///< Name: identifier, or "_" for the wildcard
   int port = -1;           ///< Name: `name:k` gives k; -1 when not written
   bool variadic = false;   ///< Name: written `name...`
+  bool quoted = false;     ///< Name: written in backticks (so `_` quoted is a name, not the wildcard)
   Literal literal;         ///< Literal
   std::shared_ptr<Call> call;
   Pos pos;
@@ -115,6 +119,10 @@ struct Statement {
   std::vector<Expr> targets;
   /// Expr: one or more expressions; Bind: exactly one; Output: the value names.
   std::vector<Expr> values;
+  /// Bind: `... as id` names the node when its id differs from its first target (graph
+  /// text for ONNX nodes whose ids and output names differ); empty when not written.
+  std::string node_id;
+  Pos node_id_pos;
   Pos pos;
 };
 

@@ -1,0 +1,309 @@
+// The one Spirit X3 grammar of graphfuse: graph text, patterns, rewrite templates and
+// `where:` constraints, producing the AST of ast.h with 1-based positions.
+#include "parser.h"
+
+#include "x3_lexer.h"
+
+namespace graphfuse::dsl {
+
+namespace {
+
+namespace x3 = boost::spirit::x3;
+using namespace lex;
+using x3::_attr;
+using x3::_val;
+using x3::lit;
+
+// ---- tokens ------------------------------------------------------------------------------
+constexpr MarkPos mark{};
+constexpr Ident ident{};
+constexpr Name name{};
+constexpr OpName op_name{};
+constexpr StringLit string_lit{};
+constexpr NumberP number{};
+constexpr AttrPathP attr_path{};
+constexpr Brackets inside{};
+const Kw kw_true("true"), kw_false("false"), kw_tensor("tensor"), kw_in("in"),
+    kw_input("input"), kw_output("output"), kw_as("as");
+
+/// A closer whose message does not depend on the rule being parsed.
+struct Fixed {
+  const char* text;
+  template <class R>
+  std::string operator()(const R&) const { return text; }
+};
+/// "to close the call to Conv2D" (the rule attribute is the Call or FuncCall being parsed).
+struct CallName {
+  const char* prefix;
+  template <class R>
+  std::string operator()(const R& r) const {
+    std::string s = prefix;
+    if constexpr (requires { r.ops; }) {
+      for (std::size_t i = 0; i < r.ops.size(); ++i) s += (i ? "|" : "") + r.ops[i];
+    } else if constexpr (requires { r.fn; }) {
+      s += r.fn;
+    }
+    return s;
+  }
+};
+
+// ---- rules -------------------------------------------------------------------------------
+x3::rule<struct literal_id, Literal> const literal_r = "literal";
+x3::rule<struct tensor_id, TensorLiteral> const tensor_r = "tensor";
+x3::rule<struct name_expr_id, Expr> const name_expr_r = "name";
+x3::rule<struct call_id, Call> const call_r = "call";
+x3::rule<struct expr_id, Expr> const expr_r = "expression";
+x3::rule<struct operand_id, Operand> const operand_r = "operand";
+x3::rule<struct func_id, FuncCall> const func_r = "function call";
+x3::rule<struct attr_item_id, AttrItem> const attr_item_r = "attribute";
+x3::rule<struct constraint_id, Constraint> const constraint_r = "constraint";
+x3::rule<struct cmp_id, std::string> const cmp_r = "comparison";
+x3::rule<struct input_id, Statement> const input_r = "input statement";
+x3::rule<struct output_id, Statement> const output_r = "output statement";
+x3::rule<struct bind_id, Statement> const bind_r = "binding";
+x3::rule<struct exprs_id, Statement> const exprs_r = "expression statement";
+x3::rule<struct statement_id, Statement> const statement_r = "statement";
+x3::rule<struct program_id, Program> const program_r = "program";
+x3::rule<struct constraint_only_id, Constraint> const constraint_only_r = "constraint";
+x3::rule<struct name_ref_id, NameRef> const name_ref_r = "name";
+
+// ---- literals ----------------------------------------------------------------------------
+auto const push_shape = [](auto& c) { _val(c).shape.push_back(_attr(c).i); };
+auto const push_data = [](auto& c) {
+  TensorLiteral& t = _val(c);
+  const Number& n = _attr(c);
+  // int_data mirrors data only while every element so far was an integer.
+  if (n.is_int && t.int_data.size() == t.data.size()) t.int_data.push_back(n.i);
+  else t.int_data.clear();
+  t.data.push_back(n.is_int ? static_cast<double>(n.i) : n.d);
+  if (!n.is_int) t.int_data.clear();
+};
+// A float where a dimension belongs fails the match, so the expectation point reports it.
+auto const int_only = [](auto& c) { x3::_pass(c) = _attr(c).is_int; };
+
+auto const tensor_r_def =
+    kw_tensor >> lit('(') >>
+    inside[ident[([](auto& c) { _val(c).dtype = _attr(c); })] >> lit(',') >> Must{"a shape list like [2, 3]"}[lit('[')] >>
+           inside[(&lit(']') | Must{"an integer dimension"}[number[int_only][push_shape]] >>
+                                   *(lit(',') >> Must{"an integer dimension"}
+                                                     [number[int_only][push_shape]])) >>
+                  closer(']', Fixed{"to close the shape"})] >>
+           -(lit(',') >> Must{"a data list like [1.0, 2.0]"}[lit('[')][([](auto& c) {
+               _val(c).has_data = true;
+             })] >>
+             inside[-(number[push_data] >>
+                      *(lit(',') >> Must{"a number"}[number[push_data]])) >>
+                    closer(']', Fixed{"to close the tensor data"})]) >>
+           closer(')', Fixed{"to close the tensor"})];
+
+auto const set_list = [](auto& c) { _val(c).value = std::vector<Literal>{}; };
+auto const push_item = [](auto& c) {
+  std::get<std::vector<Literal>>(_val(c).value).push_back(std::move(_attr(c)));
+};
+auto const set_number = [](auto& c) {
+  const Number& n = _attr(c);
+  if (n.is_int) _val(c).value = n.i;
+  else _val(c).value = n.d;
+};
+
+auto const literal_r_def =
+    mark >>
+    (tensor_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
+     lit('[')[set_list] >>
+         inside[-(literal_r[push_item] >> *(lit(',') >> Must{"a literal"}[literal_r[push_item]])) >>
+                closer(']', Fixed{"to close the list"})] |
+     number[set_number] | string_lit[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
+     kw_true[([](auto& c) { _val(c).value = true; })] |
+     kw_false[([](auto& c) { _val(c).value = false; })]);
+
+// ---- expressions -------------------------------------------------------------------------
+auto const set_name = [](auto& c) {
+  _val(c).kind = Expr::Kind::Name;
+  _val(c).name = std::move(_attr(c).text);
+  _val(c).quoted = _attr(c).quoted;
+};
+auto const set_port = [](auto& c) {
+  x3::_pass(c) = _attr(c) <= 1000000u;
+  _val(c).port = static_cast<int>(_attr(c));
+};
+
+auto const name_expr_r_def =
+    mark >> name[set_name] >>
+    -(lit(':') >> Must{"an output number after ':'"}[x3::uint_[set_port]]) >>
+    -(lit("...")[([](auto& c) { _val(c).variadic = true; })]);
+
+auto const push_op = [](auto& c) { _val(c).ops.push_back(std::move(_attr(c))); };
+auto const push_arg = [](auto& c) { _val(c).args.push_back(std::move(_attr(c))); };
+auto const push_attr = [](auto& c) { _val(c).attrs.push_back(std::move(_attr(c))); };
+
+auto const call_ops = lit('*')[([](auto& c) { _val(c).ops.push_back("*"); })] >>
+                          Must{"'(' after '*'"}[lit('(')] |
+                      op_name[push_op] >>
+                          (+(lit('|') >> Must{"an op name after '|'"}[op_name[push_op]]) >>
+                               Must{"'(' after the op alternatives"}[lit('(')] |
+                           lit('('));
+
+auto const attr_block =
+    lit('{') >>
+    inside[-(attr_item_r[push_attr] >>
+             *(lit(',') >> Must{"an attribute (key = value, key == value, !key or ...node)"}
+                               [attr_item_r[push_attr]])) >>
+           closer('}', CallName{"to close the attributes of "})];
+
+auto const call_r_def =
+    mark >> call_ops >>
+    inside[-(expr_r[push_arg] >> *(lit(',') >> Must{"an expression"}[expr_r[push_arg]])) >>
+           closer(')', CallName{"to close the call to "})] >>
+    -attr_block;
+
+auto const expr_r_def =
+    mark >> (literal_r[([](auto& c) {
+               _val(c).kind = Expr::Kind::Literal;
+               _val(c).literal = std::move(_attr(c));
+             })] |
+             call_r[([](auto& c) {
+               _val(c).kind = Expr::Kind::Call;
+               _val(c).call = std::make_shared<Call>(std::move(_attr(c)));
+             })] |
+             name_expr_r[([](auto& c) { _val(c) = std::move(_attr(c)); })]);
+
+// ---- operands, attribute items, constraints ----------------------------------------------
+auto const func_r_def =
+    mark >> ident[([](auto& c) { _val(c).fn = std::move(_attr(c)); })] >> lit('(') >>
+    inside[-(operand_r[push_arg] >> *(lit(',') >> Must{"an argument"}[operand_r[push_arg]])) >>
+           closer(')', CallName{"to close the call to "})];
+
+auto const operand_r_def =
+    mark >>
+    (literal_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
+     func_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
+     attr_path[([](auto& c) {
+       _val(c).value = AttrRef{std::move(_attr(c).node.text), std::move(_attr(c).attr), _val(c).pos};
+     })] |
+     name[([](auto& c) { _val(c).value = NameRef{std::move(_attr(c).text), _val(c).pos}; })]);
+
+auto const cmp_r_def = x3::string("==") | x3::string("!=") | x3::string("<=") |
+                       x3::string(">=") | x3::string("<") | x3::string(">") |
+                       kw_in >> x3::attr(std::string("in"));
+
+auto const set_key = [](auto& c) { _val(c).key = std::move(_attr(c).text); };
+auto const set_value = [](auto& c) { _val(c).value = std::move(_attr(c)); };
+
+auto const attr_item_r_def =
+    mark >>
+    (lit("...")[([](auto& c) { _val(c).kind = AttrItem::Kind::Spread; })] >>
+         Must{"a node name after '...'"}[name[set_key]] |
+     lit('!')[([](auto& c) { _val(c).kind = AttrItem::Kind::Absent; })] >>
+         Must{"an attribute name after '!'"}[name[set_key]] |
+     name[set_key] >>
+         Must{"'=' or a comparison (== != < <= > >= in) after the attribute name"}
+             [cmp_r[([](auto& c) {
+                _val(c).kind = AttrItem::Kind::Constraint;
+                _val(c).op = std::move(_attr(c));
+              })] |
+              (lit('=') >> !lit('='))[([](auto& c) { _val(c).kind = AttrItem::Kind::Assign; })]] >>
+         Must{"a value"}[operand_r[set_value]]);
+
+auto const constraint_r_def =
+    mark >> -lit('!')[([](auto& c) { _val(c).negated = true; })] >>
+    Must{"an operand"}[operand_r[([](auto& c) { _val(c).lhs = std::move(_attr(c)); })]] >>
+    -(cmp_r[([](auto& c) { _val(c).op = std::move(_attr(c)); })] >>
+      Must{"a value after the comparison"}[operand_r[([](auto& c) {
+        _val(c).rhs = std::move(_attr(c));
+      })]]);
+
+// ---- statements --------------------------------------------------------------------------
+auto const push_target = [](auto& c) { _val(c).targets.push_back(std::move(_attr(c))); };
+auto const push_value = [](auto& c) { _val(c).values.push_back(std::move(_attr(c))); };
+auto const name_ahead = &name;
+
+auto const input_r_def =
+    mark >> kw_input[([](auto& c) { _val(c).kind = Statement::Kind::Input; })] >> name_ahead >>
+    name_expr_r[push_target] >> *(lit(',') >> Must{"a name"}[name_expr_r[push_target]]);
+
+auto const output_r_def =
+    mark >> kw_output[([](auto& c) { _val(c).kind = Statement::Kind::Output; })] >> name_ahead >>
+    name_expr_r[push_value] >> *(lit(',') >> Must{"a value name"}[name_expr_r[push_value]]);
+
+auto const bind_r_def =
+    mark >> name_expr_r[push_target] >> *(lit(',') >> name_expr_r[push_target]) >> lit('=') >>
+    !lit('=') >>
+    Must{"an expression after '='"}[expr_r[([](auto& c) {
+      _val(c).kind = Statement::Kind::Bind;
+      _val(c).values.push_back(std::move(_attr(c)));
+    })]] >>
+    -(kw_as >> Must{"a node id after 'as'"}[name_ref_r[([](auto& c) {
+        _val(c).node_id = std::move(_attr(c).name);
+        _val(c).node_id_pos = _attr(c).pos;
+      })]]);
+
+auto const name_ref_r_def =
+    mark >> name[([](auto& c) { _val(c).name = std::move(_attr(c).text); })];
+
+auto const exprs_r_def =
+    mark >> expr_r[([](auto& c) {
+      _val(c).kind = Statement::Kind::Expr;
+      _val(c).values.push_back(std::move(_attr(c)));
+    })] >>
+    *(lit(',') >> Must{"an expression"}[expr_r[push_value]]);
+
+auto const take_statement = [](auto& c) { _val(c) = std::move(_attr(c)); };
+auto const statement_r_def = input_r[take_statement] | output_r[take_statement] |
+                             bind_r[take_statement] | exprs_r[take_statement];
+
+auto const program_r_def =
+    *x3::eol >>
+    *(statement_r[([](auto& c) { _val(c).statements.push_back(std::move(_attr(c))); })] >>
+      Must{"the end of the line after the statement"}[+x3::eol | x3::eoi]) >>
+    Must{"a statement"}[x3::eoi];
+
+auto const constraint_only_r_def =
+    constraint_r[([](auto& c) { _val(c) = std::move(_attr(c)); })] >>
+    Must{"the end of the constraint"}[x3::eoi];
+
+BOOST_SPIRIT_DEFINE(literal_r, tensor_r, name_expr_r, call_r, expr_r, operand_r, func_r,
+                    attr_item_r, constraint_r, cmp_r, input_r, output_r, bind_r, exprs_r,
+                    statement_r, program_r, constraint_only_r, name_ref_r)
+
+/// Runs `rule` over the whole text with the given skipper, turning syntax errors into
+/// graphfuse::Error at their mapped positions.
+template <class Rule, class Attr>
+void run(const Rule& rule, std::string_view text, const TextOrigin& origin, bool newlines,
+         Attr& out) {
+  ParseState st(text.data(), text.data() + text.size());
+  It first = st.begin;
+  auto at = [&](It where) {
+    // At the end of the text, point just after the last thing written rather than at an
+    // empty line beyond it.
+    if (where == st.end)
+      while (where != st.begin && std::isspace(static_cast<unsigned char>(where[-1]))) --where;
+    return st.pos(where);
+  };
+  try {
+    bool ok = with_context(st, newlines ? st.bracket_skipper : st.line_skipper,
+                           [&](auto const& ctx) {
+                             return rule.parse(first, st.end, ctx, x3::unused, out);
+                           });
+    if (!ok) throw SyntaxError{first, "syntax error"};
+  } catch (const SyntaxError& e) {
+    throw origin.error(at(e.where), e.message);
+  } catch (const x3::expectation_failure<It>& e) {
+    throw origin.error(at(e.where()), "expected " + e.which());
+  }
+}
+
+}  // namespace
+
+Program parse_program(std::string_view text, const TextOrigin& origin) {
+  Program p;
+  run(program_r, text, origin, false, p);
+  return p;
+}
+
+Constraint parse_constraint(std::string_view text, const TextOrigin& origin) {
+  Constraint c;
+  run(constraint_only_r, text, origin, true, c);
+  return c;
+}
+
+}  // namespace graphfuse::dsl
