@@ -1,0 +1,65 @@
+// Numpy-broadcast iteration over a range of output elements (shared by both kernel sets).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/util.h"
+
+namespace graphfuse::kernels {
+
+/// y[i] = f(a[..], b[..]) for output elements [begin, end) of shape ys, where a and b
+/// broadcast to ys. Walking a multi-index keeps the two source offsets without divisions
+/// in the loop; a range may start anywhere so callers can split the work.
+template <class T, class U, class F>
+void broadcast_apply(const T* a, const Shape& as, const T* b, const Shape& bs, U* y,
+                     const Shape& ys, std::int64_t begin, std::int64_t end, F f) {
+  const std::size_t rank = ys.size();
+  const auto sa = broadcast_strides(as, ys), sb = broadcast_strides(bs, ys);
+  std::vector<std::int64_t> idx(rank, 0);
+  std::int64_t ia = 0, ib = 0, rest = begin;
+  for (std::size_t d = rank; d-- > 0;) {
+    idx[d] = rest % ys[d];
+    rest /= ys[d];
+    ia += idx[d] * sa[d];
+    ib += idx[d] * sb[d];
+  }
+  for (std::int64_t i = begin; i < end; ++i) {
+    y[i] = f(a[ia], b[ib]);
+    for (std::size_t d = rank; d-- > 0;) {
+      ia += sa[d];
+      ib += sb[d];
+      if (++idx[d] < ys[d]) break;
+      ia -= sa[d] * ys[d];
+      ib -= sb[d] * ys[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// The binary arithmetic ops and their scalar definitions.
+enum class BinaryOp { Add, Sub, Mul, Div, Pow };
+
+/// "Add" -> BinaryOp::Add etc.
+BinaryOp binary_op_from_name(std::string_view op);
+
+template <class T>
+inline T binary_scalar(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+    case BinaryOp::Pow:
+      return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+  return a;
+}
+
+/// The unary math ops of the elementwise family and their scalar definitions.
+enum class UnaryOp { Sqrt, Erf, Exp, Neg, Abs, Reciprocal, Gelu, GeluTanh, QuickGelu };
+float unary_scalar(UnaryOp op, float x, float alpha);
+
+}  // namespace graphfuse::kernels

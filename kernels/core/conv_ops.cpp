@@ -1,0 +1,155 @@
+// Node-level convolution and epilogue kernels: attributes -> ConvParams -> an implementation.
+#include "core/conv_ops.h"
+
+#include <array>
+
+namespace graphfuse::kernels {
+
+namespace {
+
+Tensor run_conv(ConvImpl impl, const ConvParams& p, const KernelCall& c, const Tensor& x,
+                const Tensor& w, const Tensor* b, const Tensor* z) {
+  if (b) check(b->shape == Shape{p.c_out}, "bias must have shape [" + std::to_string(p.c_out) +
+                                               "], has " + shape_str(b->shape));
+  Tensor y = alloc_f32(p.output_shape());
+  if (z) check(z->shape == y.shape, "sum input Z must have the output shape " +
+                                        shape_str(y.shape) + ", has " + shape_str(z->shape));
+  impl(p, f32(x, "input X"), f32(w, "weights W"), b ? f32(*b, "bias B") : nullptr,
+       z ? f32(*z, "sum input Z") : nullptr, mut<float>(y),
+       c.is_const(1) ? std::shared_ptr<const void>(w.data) : nullptr);
+  return y;
+}
+
+// ONNX Conv and com.microsoft.FusedConv: X, W, B?, Z?.
+std::vector<Tensor> onnx_conv(ConvImpl impl, const KernelCall& c, bool fused) {
+  const Tensor& x = c.required(0);
+  const Tensor& w = c.required(1);
+  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
+  const Tensor* b = c.input(2);
+  const Tensor* z = fused ? c.input(3) : nullptr;
+  p.has_bias = b != nullptr;
+  p.has_sum = z != nullptr;
+  if (fused)
+    p.act = parse_activation(attr_string(c.attrs, "activation", ""),
+                             attr_floats(c.attrs, "activation_params"));
+  return {run_conv(impl, p, c, x, w, b, z)};
+}
+
+// The activation a TF-style fused conv applies: its "activation" attribute, else the
+// op-name suffix after "BiasAdd_", else the second entry of "fused_ops".
+ActivationSpec tf_activation(const KernelCall& c) {
+  const float alpha = attr_float(c.attrs, "leakyrelu_alpha", 0.2f);
+  auto with_alpha = [&](ActivationSpec a) {
+    if (a.kind == Activation::LeakyRelu) a.alpha = alpha;
+    return a;
+  };
+  if (has_attr(c.attrs, "activation"))
+    return with_alpha(parse_activation(attr_string(c.attrs, "activation", ""),
+                                       attr_floats(c.attrs, "activation_params")));
+  if (auto fused_ops = c.attrs.get_if<std::vector<std::string>>("fused_ops")) {
+    check(!fused_ops->empty() && (*fused_ops)[0] == "BiasAdd",
+          "_FusedConv2D supports fused_ops [BiasAdd] or [BiasAdd, activation]");
+    check(fused_ops->size() <= 2, "_FusedConv2D supports at most one activation");
+    return with_alpha(fused_ops->size() == 2 ? parse_activation((*fused_ops)[1]) : ActivationSpec{});
+  }
+  const std::string_view op = c.op;
+  const auto pos = op.find("BiasAdd_");
+  return with_alpha(pos == std::string_view::npos ? ActivationSpec{}
+                                                  : parse_activation(op.substr(pos + 8)));
+}
+
+// TF Conv2D (x, w) and the fused family (x, w, b).
+std::vector<Tensor> tf_conv(ConvImpl impl, const KernelCall& c, bool fused) {
+  const Tensor& x = c.required(0);
+  const Tensor& w = c.required(1);
+  ConvParams p = conv_params_tf(c.attrs, x.shape, w.shape);
+  const Tensor* b = nullptr;
+  if (fused) {
+    b = &c.required(2);
+    p.has_bias = true;
+    p.act = tf_activation(c);
+  }
+  return {run_conv(impl, p, c, x, w, b, nullptr)};
+}
+
+}  // namespace
+
+void register_conv_ops(KernelRegistry& r, ConvImpl impl) {
+  r.add("Conv", [impl](const KernelCall& c) { return onnx_conv(impl, c, false); });
+  r.add("com.microsoft.FusedConv", [impl](const KernelCall& c) { return onnx_conv(impl, c, true); });
+  r.add("Conv2D", [impl](const KernelCall& c) { return tf_conv(impl, c, false); });
+  static constexpr std::array<const char*, 13> kFused{
+      "FusedConv2D", "_FusedConv2D", "FusedConv2D_BiasAdd", "FusedConv2D_BiasAdd_ReLU",
+      "FusedConv2D_BiasAdd_Relu", "FusedConv2D_BiasAdd_Relu6", "FusedConv2D_BiasAdd_ReLU6",
+      "FusedConv2D_BiasAdd_Sigmoid", "FusedConv2D_BiasAdd_Tanh", "FusedConv2D_BiasAdd_LeakyRelu",
+      "FusedConv2D_BiasAdd_HardSwish", "FusedConv2D_BiasAdd_Clip",
+      "FusedConv2D_BiasAdd_HardSigmoid"};
+  for (const char* name : kFused)
+    r.add(name, [impl](const KernelCall& c) { return tf_conv(impl, c, true); });
+}
+
+namespace {
+
+std::vector<Tensor> bias_add_op(BiasAddImpl impl, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const Tensor& b = c.required(1);
+  const std::string fmt = attr_string(c.attrs, "data_format", "NHWC");
+  check(!x.shape.empty(), "BiasAdd input must have rank >= 1");
+  // Channels are last (NHWC, the TF default) or dim 1 (NCHW).
+  const std::size_t axis = fmt == "NCHW" ? 1 : x.shape.size() - 1;
+  check(fmt == "NHWC" || fmt == "NCHW", "unknown data_format '" + fmt + "'");
+  check(axis < x.shape.size(), "BiasAdd NCHW input must have rank >= 2");
+  const std::int64_t ch = x.shape[axis];
+  check(b.shape == Shape{ch}, "bias must have shape [" + std::to_string(ch) + "], has " +
+                                  shape_str(b.shape));
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (std::size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  Tensor y = alloc_f32(x.shape);
+  impl(f32(x, "input"), f32(b, "bias"), mut<float>(y), outer, ch, inner);
+  return {y};
+}
+
+std::vector<Tensor> activation_op(ActivationImpl impl, const ActivationSpec& a, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  Tensor y = alloc_f32(x.shape);
+  impl(a, f32(x, "input"), mut<float>(y), x.num_elements());
+  return {y};
+}
+
+// ONNX Clip: min/max as optional inputs (opset >= 11) or attributes (opset 6).
+ActivationSpec clip_spec(const KernelCall& c) {
+  ActivationSpec a = parse_activation("Clip");
+  a.alpha = attr_float(c.attrs, "min", a.alpha);
+  a.beta = attr_float(c.attrs, "max", a.beta);
+  if (const Tensor* lo = c.input(1)) a.alpha = scalar_f32(*lo, "min");
+  if (const Tensor* hi = c.input(2)) a.beta = scalar_f32(*hi, "max");
+  return a;
+}
+
+}  // namespace
+
+void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act) {
+  r.add("BiasAdd", [bias](const KernelCall& c) { return bias_add_op(bias, c); });
+  auto fixed = [&](const char* op, ActivationSpec spec) {
+    r.add(op, [act, spec](const KernelCall& c) { return activation_op(act, spec, c); });
+  };
+  fixed("Relu", {Activation::Relu});
+  fixed("ReLU", {Activation::Relu});
+  fixed("Relu6", {Activation::Clip, 0.0f, 6.0f});
+  fixed("ReLU6", {Activation::Clip, 0.0f, 6.0f});
+  fixed("Sigmoid", {Activation::Sigmoid});
+  fixed("Tanh", {Activation::Tanh});
+  fixed("HardSwish", {Activation::HardSwish});
+  r.add("LeakyRelu", [act](const KernelCall& c) {
+    // ONNX's default alpha (0.01); TF graphs that rely on TF's 0.2 must say so.
+    return activation_op(act, {Activation::LeakyRelu, attr_float(c.attrs, "alpha", 0.01f)}, c);
+  });
+  r.add("HardSigmoid", [act](const KernelCall& c) {
+    return activation_op(act, {Activation::HardSigmoid, attr_float(c.attrs, "alpha", 0.2f),
+                               attr_float(c.attrs, "beta", 0.5f)}, c);
+  });
+  r.add("Clip", [act](const KernelCall& c) { return activation_op(act, clip_spec(c), c); });
+}
+
+}  // namespace graphfuse::kernels

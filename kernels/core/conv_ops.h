@@ -1,0 +1,26 @@
+// Node-level convolution kernels shared by both kernel sets (attribute parsing, shapes).
+#pragma once
+
+#include "core/util.h"
+#include "graphfuse/kernels/conv.h"
+
+namespace graphfuse::kernels {
+
+/// A raw convolution implementation: reference::conv2d or fast::conv2d. w_owner owns the
+/// weight bytes when they are constant (null otherwise), so derived data may be cached.
+using ConvImpl = void (*)(const ConvParams&, const float* x, const float* w, const float* b,
+                          const float* z, float* y, std::shared_ptr<const void> w_owner);
+/// A raw bias-add / activation implementation (reference or fast).
+using BiasAddImpl = void (*)(const float* x, const float* b, float* y, std::int64_t outer,
+                             std::int64_t c, std::int64_t inner);
+using ActivationImpl = void (*)(const ActivationSpec& act, const float* x, float* y,
+                                std::int64_t n);
+
+/// Registers Conv, com.microsoft.FusedConv, Conv2D, the FusedConv2D_BiasAdd* family and
+/// _FusedConv2D, all computing through `impl`.
+void register_conv_ops(KernelRegistry& r, ConvImpl impl);
+/// Registers BiasAdd and the single-activation ops (Relu, ReLU, Sigmoid, Tanh, LeakyRelu,
+/// HardSigmoid, HardSwish, Clip, Relu6) through the given implementations.
+void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act);
+
+}  // namespace graphfuse::kernels

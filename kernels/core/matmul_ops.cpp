@@ -1,0 +1,100 @@
+// MatMul / Gemm / FusedMatMul: shapes, broadcasting and attributes -> MatMulSpec.
+#include "core/matmul_ops.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+// ONNX MatMul semantics (numpy matmul): 1-D operands are promoted and the promoted dim
+// dropped from the result; leading dims broadcast.
+std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {
+  const Tensor& a = c.required(0);
+  const Tensor& b = c.required(1);
+  check(!a.shape.empty() && !b.shape.empty(), "MatMul inputs must have rank >= 1");
+  MatMulSpec s;
+  if (fused) {
+    s.trans_a = attr_int(c.attrs, "transA", 0) != 0;
+    s.trans_b = attr_int(c.attrs, "transB", 0) != 0;
+    s.alpha = attr_float(c.attrs, "alpha", 1.0f);
+    check(attr_int(c.attrs, "transBatchA", 0) == 0 && attr_int(c.attrs, "transBatchB", 0) == 0,
+          "transBatchA/transBatchB are not supported");
+  }
+  Shape as = a.shape, bs = b.shape;
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  check(!(a_vec && s.trans_a) && !(b_vec && s.trans_b), "cannot transpose a 1-D operand");
+  if (a_vec) as.insert(as.begin(), 1);
+  if (b_vec) bs.push_back(1);
+  const std::int64_t am = as[as.size() - 2], ak = as.back();
+  const std::int64_t bk = bs[bs.size() - 2], bn = bs.back();
+  s.m = s.trans_a ? ak : am;
+  s.k = s.trans_a ? am : ak;
+  s.n = s.trans_b ? bk : bn;
+  const std::int64_t kb = s.trans_b ? bn : bk;
+  check(s.k == kb, "inner dimensions differ: " + shape_str(a.shape) + " x " + shape_str(b.shape));
+  const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+  s.batch = broadcast_shapes(a_batch, b_batch);
+  const auto sa = broadcast_strides(a_batch, s.batch), sb = broadcast_strides(b_batch, s.batch);
+  const std::int64_t nb = numel(s.batch);
+  for (std::int64_t i = 0; i < nb; ++i) {
+    std::int64_t rest = i, oa = 0, ob = 0;
+    for (std::size_t d = s.batch.size(); d-- > 0;) {
+      const std::int64_t idx = rest % s.batch[d];
+      rest /= s.batch[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+    }
+    s.a_off.push_back(oa * s.m * s.k);
+    s.b_off.push_back(ob * s.k * s.n);
+  }
+  Shape ys = s.batch;
+  if (!a_vec) ys.push_back(s.m);
+  if (!b_vec) ys.push_back(s.n);
+  Tensor y = alloc_f32(ys);
+  impl(s, f32(a, "A"), f32(b, "B"), nullptr, mut<float>(y), 
+       c.is_const(1) ? std::shared_ptr<const void>(b.data) : nullptr);
+  return {y};
+}
+
+// ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C, A and B 2-D, C unidirectionally
+// broadcast to [M, N].
+std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c) {
+  const Tensor& a = c.required(0);
+  const Tensor& b = c.required(1);
+  check(a.shape.size() == 2 && b.shape.size() == 2, "Gemm inputs must be 2-D");
+  MatMulSpec s;
+  s.trans_a = attr_int(c.attrs, "transA", 0) != 0;
+  s.trans_b = attr_int(c.attrs, "transB", 0) != 0;
+  s.alpha = attr_float(c.attrs, "alpha", 1.0f);
+  s.beta = attr_float(c.attrs, "beta", 1.0f);
+  s.m = s.trans_a ? a.shape[1] : a.shape[0];
+  s.k = s.trans_a ? a.shape[0] : a.shape[1];
+  s.n = s.trans_b ? b.shape[0] : b.shape[1];
+  check((s.trans_b ? b.shape[1] : b.shape[0]) == s.k,
+        "inner dimensions differ: " + shape_str(a.shape) + " x " + shape_str(b.shape));
+  s.a_off = {0};
+  s.b_off = {0};
+  const Tensor* cm = c.input(2);
+  if (cm) {
+    check(cm->shape.size() <= 2, "Gemm C must have rank <= 2");
+    check(broadcast_shapes(cm->shape, {s.m, s.n}) == Shape{s.m, s.n},
+          "C " + shape_str(cm->shape) + " does not broadcast to [M, N]");
+    const auto st = broadcast_strides(cm->shape, {s.m, s.n});
+    s.has_c = true;
+    s.c_rs = st[0];
+    s.c_cs = st[1];
+  }
+  Tensor y = alloc_f32({s.m, s.n});
+  impl(s, f32(a, "A"), f32(b, "B"), cm ? f32(*cm, "C") : nullptr, mut<float>(y), 
+       c.is_const(1) ? std::shared_ptr<const void>(b.data) : nullptr);
+  return {y};
+}
+
+}  // namespace
+
+void register_matmul_ops(KernelRegistry& r, MatMulImpl impl) {
+  r.add("MatMul", [impl](const KernelCall& c) { return matmul(impl, c, false); });
+  r.add("com.microsoft.FusedMatMul", [impl](const KernelCall& c) { return matmul(impl, c, true); });
+  r.add("Gemm", [impl](const KernelCall& c) { return gemm(impl, c); });
+}
+
+}  // namespace graphfuse::kernels

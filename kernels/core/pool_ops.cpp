@@ -1,0 +1,84 @@
+// Pooling attributes (kernel_shape, pads, auto_pad, ceil_mode, dilations) -> PoolParams.
+#include "core/pool_ops.h"
+
+#include "graphfuse/kernels/conv.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d,
+                         std::int64_t pb, std::int64_t pe, bool ceil_mode) {
+  const std::int64_t span = in + pb + pe - ((k - 1) * d + 1);
+  check(span >= 0, "pooling window larger than the padded input");
+  std::int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  // A last window that would start inside the end padding is dropped (ONNX, PyTorch).
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
+
+std::vector<Tensor> pool(PoolImpl impl, const KernelCall& c, bool is_max) {
+  const Tensor& x = c.required(0);
+  check(x.shape.size() == 4, "only 2-D pooling over NCHW is supported, input is " +
+                                 shape_str(x.shape));
+  check(c.num_outputs == 1 || is_max == false, "MaxPool's Indices output is not supported");
+  PoolParams p;
+  p.max = is_max;
+  p.n = x.shape[0], p.c = x.shape[1], p.h = x.shape[2], p.w = x.shape[3];
+  const auto ks = attr_ints(c.attrs, "kernel_shape");
+  check(ks.size() == 2, "kernel_shape must have 2 entries");
+  p.kh = ks[0], p.kw = ks[1];
+  if (auto s = attr_ints(c.attrs, "strides"); !s.empty()) {
+    check(s.size() == 2, "strides must have 2 entries");
+    p.stride_h = s[0], p.stride_w = s[1];
+  }
+  if (auto d = attr_ints(c.attrs, "dilations"); !d.empty()) {
+    check(d.size() == 2, "dilations must have 2 entries");
+    p.dil_h = d[0], p.dil_w = d[1];
+  }
+  check(attr_int(c.attrs, "storage_order", 0) == 0, "storage_order 1 is not supported");
+  p.count_include_pad = attr_int(c.attrs, "count_include_pad", 0) != 0;
+  const bool ceil_mode = attr_int(c.attrs, "ceil_mode", 0) != 0;
+  const std::string auto_pad = attr_string(c.attrs, "auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const bool upper = auto_pad == "SAME_UPPER";
+    std::tie(p.pad_t, p.pad_b) = same_pads(p.h, p.kh, p.stride_h, p.dil_h, upper);
+    std::tie(p.pad_l, p.pad_r) = same_pads(p.w, p.kw, p.stride_w, p.dil_w, upper);
+  } else if (auto_pad == "NOTSET") {
+    auto pads = attr_ints(c.attrs, "pads");
+    check(pads.empty() || pads.size() == 4, "pads must have 4 entries");
+    if (pads.size() == 4) p.pad_t = pads[0], p.pad_l = pads[1], p.pad_b = pads[2], p.pad_r = pads[3];
+  } else {
+    check(auto_pad == "VALID", "unknown auto_pad '" + auto_pad + "'");
+  }
+  p.out_h = pooled_size(p.h, p.kh, p.stride_h, p.dil_h, p.pad_t, p.pad_b, ceil_mode);
+  p.out_w = pooled_size(p.w, p.kw, p.stride_w, p.dil_w, p.pad_l, p.pad_r, ceil_mode);
+  Tensor y = alloc_f32({p.n, p.c, p.out_h, p.out_w});
+  impl(p, f32(x, "X"), mut<float>(y));
+  return {y};
+}
+
+// Global pooling = one window covering the whole plane.
+std::vector<Tensor> global_pool(PoolImpl impl, const KernelCall& c, bool is_max) {
+  const Tensor& x = c.required(0);
+  check(x.shape.size() == 4, "only NCHW global pooling is supported, input is " +
+                                 shape_str(x.shape));
+  PoolParams p;
+  p.max = is_max;
+  p.n = x.shape[0], p.c = x.shape[1], p.h = x.shape[2], p.w = x.shape[3];
+  p.kh = p.h, p.kw = p.w, p.out_h = 1, p.out_w = 1;
+  Tensor y = alloc_f32({p.n, p.c, 1, 1});
+  impl(p, f32(x, "X"), mut<float>(y));
+  return {y};
+}
+
+}  // namespace
+
+void register_pool_ops(KernelRegistry& r, PoolImpl impl) {
+  r.add("MaxPool", [impl](const KernelCall& c) { return pool(impl, c, true); });
+  r.add("AveragePool", [impl](const KernelCall& c) { return pool(impl, c, false); });
+  r.add("GlobalAveragePool", [impl](const KernelCall& c) { return global_pool(impl, c, false); });
+  r.add("GlobalMaxPool", [impl](const KernelCall& c) { return global_pool(impl, c, true); });
+}
+
+}  // namespace graphfuse::kernels

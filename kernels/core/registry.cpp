@@ -1,0 +1,83 @@
+// The kernel registry, the two frozen kernel sets, and run_op.
+#include <algorithm>
+
+#include "core/util.h"
+
+namespace graphfuse::kernels {
+
+std::string_view kernel_set_name(KernelSet s) {
+  return s == KernelSet::Fast ? "fast" : "reference";
+}
+
+KernelSet kernel_set_from_name(std::string_view name) {
+  if (name == "reference" || name == "ref") return KernelSet::Reference;
+  if (name == "fast") return KernelSet::Fast;
+  fail("unknown kernel set '" + std::string(name) + "' (expected reference or fast)");
+}
+
+const Tensor& KernelCall::required(std::size_t i) const {
+  const Tensor* t = input(i);
+  check(t != nullptr, "missing input " + std::to_string(i));
+  return *t;
+}
+
+void KernelRegistry::add(std::string op, KernelFn fn) { map_[std::move(op)] = std::move(fn); }
+
+const KernelFn* KernelRegistry::find(std::string_view op) const {
+  auto it = map_.find(op);
+  return it == map_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> KernelRegistry::ops() const {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : map_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+namespace {
+KernelRegistry build_reference() {
+  KernelRegistry r;
+  register_reference_conv(r);
+  register_reference_elementwise(r);
+  register_reference_matmul(r);
+  register_reference_norm(r);
+  register_reference_pool(r);
+  register_reference_shape(r);
+  register_reference_reduce(r);
+  return r;
+}
+
+KernelRegistry build_fast() {
+  // Start from the reference set so every op runs; fast kernels replace what they cover.
+  KernelRegistry r = build_reference();
+  register_fast_conv(r);
+  register_fast_matmul(r);
+  register_fast_pool(r);
+  register_fast_elementwise(r);
+  register_fast_norm(r);
+  return r;
+}
+}  // namespace
+
+const KernelRegistry& registry(KernelSet set) {
+  // Function-local statics: built once, thread-safe, read-only afterwards.
+  static const KernelRegistry reference = build_reference();
+  static const KernelRegistry fast = build_fast();
+  return set == KernelSet::Fast ? fast : reference;
+}
+
+std::vector<Tensor> run_op(KernelSet set, std::string_view op, const std::vector<Tensor>& inputs,
+                           const Attributes& attrs, std::size_t num_outputs) {
+  const KernelFn* fn = registry(set).find(op);
+  if (!fn) fail("no kernel for op '" + std::string(op) + "'");
+  KernelCall call{op, op, attrs, {}, {}, num_outputs};
+  for (const auto& t : inputs) call.inputs.push_back(t.dtype == DType::Undefined ? nullptr : &t);
+  try {
+    return (*fn)(call);
+  } catch (const Error& e) {
+    throw Error("op '" + std::string(op) + "': " + e.message());
+  }
+}
+
+}  // namespace graphfuse::kernels

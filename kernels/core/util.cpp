@@ -1,0 +1,155 @@
+// Helpers shared by the kernel implementations.
+#include "core/util.h"
+
+#include <sstream>
+
+namespace graphfuse::kernels {
+
+std::int64_t numel(const Shape& s) {
+  std::int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+Tensor alloc(DType dtype, Shape shape) {
+  for (auto d : shape) check(d >= 0, "negative dimension in shape " + shape_str(shape));
+  Tensor t;
+  t.dtype = dtype;
+  const auto bytes = static_cast<std::size_t>(numel(shape)) * dtype_size(dtype);
+  t.shape = std::move(shape);
+  // Created non-const so that mut<T>() may write through the const view Tensor keeps.
+  t.data = std::make_shared<std::string>(bytes, '\0');
+  return t;
+}
+
+Tensor reshaped(const Tensor& t, Shape shape) {
+  check(numel(shape) == t.num_elements(),
+        "cannot reshape " + shape_str(t.shape) + " to " + shape_str(shape));
+  Tensor r = t;
+  r.shape = std::move(shape);
+  return r;
+}
+
+const float* f32(const Tensor& t, std::string_view what) {
+  check(t.dtype == DType::Float32, std::string(what) + " must be float32, got " +
+                                       std::string(dtype_name(t.dtype)));
+  check(t.has_data(), std::string(what) + " has no data");
+  check(t.data->size() >= static_cast<std::size_t>(t.num_elements()) * 4,
+        std::string(what) + " holds fewer bytes than its shape " + shape_str(t.shape));
+  return t.as<float>();
+}
+
+std::vector<std::int64_t> int_values(const Tensor& t, std::string_view what) {
+  check(t.has_data(), std::string(what) + " has no data");
+  const auto n = static_cast<std::size_t>(t.num_elements());
+  std::vector<std::int64_t> v(n);
+  if (t.dtype == DType::Int64) {
+    for (std::size_t i = 0; i < n; ++i) v[i] = t.as<std::int64_t>()[i];
+  } else if (t.dtype == DType::Int32) {
+    for (std::size_t i = 0; i < n; ++i) v[i] = t.as<std::int32_t>()[i];
+  } else {
+    fail(std::string(what) + " must be int64 or int32, got " + std::string(dtype_name(t.dtype)));
+  }
+  return v;
+}
+
+float scalar_f32(const Tensor& t, std::string_view what) {
+  check(t.num_elements() == 1, std::string(what) + " must have one element, has shape " +
+                                   shape_str(t.shape));
+  if (t.dtype == DType::Float32) return f32(t, what)[0];
+  return static_cast<float>(int_values(t, what)[0]);
+}
+
+void fail(const std::string& message) { throw Error(message); }
+
+std::int64_t attr_int(const Attributes& a, std::string_view name, std::int64_t def) {
+  const AttrValue* v = a.find(name);
+  if (!v) return def;
+  if (auto p = std::get_if<std::int64_t>(v)) return *p;
+  if (auto p = std::get_if<bool>(v)) return *p ? 1 : 0;
+  fail("attribute '" + std::string(name) + "' must be an int, got " +
+       std::string(attr_kind_name(*v)));
+}
+
+float attr_float(const Attributes& a, std::string_view name, float def) {
+  const AttrValue* v = a.find(name);
+  if (!v) return def;
+  if (auto p = std::get_if<float>(v)) return *p;
+  if (auto p = std::get_if<std::int64_t>(v)) return static_cast<float>(*p);
+  fail("attribute '" + std::string(name) + "' must be a float, got " +
+       std::string(attr_kind_name(*v)));
+}
+
+std::string attr_string(const Attributes& a, std::string_view name, std::string_view def) {
+  const AttrValue* v = a.find(name);
+  if (!v) return std::string(def);
+  if (auto p = std::get_if<std::string>(v)) return *p;
+  fail("attribute '" + std::string(name) + "' must be a string, got " +
+       std::string(attr_kind_name(*v)));
+}
+
+std::vector<std::int64_t> attr_ints(const Attributes& a, std::string_view name) {
+  const AttrValue* v = a.find(name);
+  if (!v) return {};
+  if (auto p = std::get_if<std::vector<std::int64_t>>(v)) return *p;
+  if (auto p = std::get_if<std::int64_t>(v)) return {*p};
+  // An empty YAML list may arrive as any list kind.
+  if (auto p = std::get_if<std::vector<float>>(v); p && p->empty()) return {};
+  fail("attribute '" + std::string(name) + "' must be a list of ints, got " +
+       std::string(attr_kind_name(*v)));
+}
+
+std::vector<float> attr_floats(const Attributes& a, std::string_view name) {
+  const AttrValue* v = a.find(name);
+  if (!v) return {};
+  if (auto p = std::get_if<std::vector<float>>(v)) return *p;
+  if (auto p = std::get_if<std::vector<std::int64_t>>(v))
+    return std::vector<float>(p->begin(), p->end());
+  if (auto p = std::get_if<float>(v)) return {*p};
+  fail("attribute '" + std::string(name) + "' must be a list of floats, got " +
+       std::string(attr_kind_name(*v)));
+}
+
+bool has_attr(const Attributes& a, std::string_view name) { return a.has(name); }
+
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {
+  check(axis >= -rank && axis < std::max<std::int64_t>(rank, 1),
+        "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  const std::size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (std::size_t i = 0; i < r; ++i) {
+    const std::int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const std::int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    check(da == db || da == 1 || db == 1,
+          "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& target) {
+  const std::size_t r = target.size();
+  std::vector<std::int64_t> strides(r, 0);
+  std::int64_t s = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    const std::size_t i = shape.size() - 1 - k;  // walk from the innermost dim
+    const std::size_t t = r - 1 - k;
+    strides[t] = shape[i] == 1 ? 0 : s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+}  // namespace graphfuse::kernels

@@ -1,0 +1,79 @@
+// Helpers shared by the kernel implementations: buffers, attributes, shapes, errors.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/attribute.h"
+#include "graphfuse/error.h"
+#include "graphfuse/kernels/kernel.h"
+
+namespace graphfuse::kernels {
+
+using Shape = std::vector<std::int64_t>;
+
+/// Product of dims (1 for a scalar).
+std::int64_t numel(const Shape& s);
+/// "[1, 3, 224, 224]".
+std::string shape_str(const Shape& s);
+
+/// A fresh tensor of `dtype`/`shape` with a zero-filled buffer the caller may write
+/// through mut<T>() (the buffer is created mutable, so writing through it is defined).
+Tensor alloc(DType dtype, Shape shape);
+inline Tensor alloc_f32(Shape shape) { return alloc(DType::Float32, std::move(shape)); }
+template <class T>
+T* mut(Tensor& t) {
+  return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
+}
+/// A tensor viewing `t`'s bytes under another shape (Reshape, Flatten, Squeeze: no copy).
+Tensor reshaped(const Tensor& t, Shape shape);
+
+/// Checked typed access: throws Error naming `what` when the dtype differs or data is missing.
+const float* f32(const Tensor& t, std::string_view what);
+/// The elements of an int64 or int32 tensor as int64 (shape inputs, axes, indices).
+std::vector<std::int64_t> int_values(const Tensor& t, std::string_view what);
+/// Scalar float from a float32/int64 tensor of one element.
+float scalar_f32(const Tensor& t, std::string_view what);
+
+/// Throws Error(message).
+[[noreturn]] void fail(const std::string& message);
+/// Throws Error(message) unless cond.
+inline void check(bool cond, const std::string& message) {
+  if (!cond) fail(message);
+}
+
+// Attribute getters: accept the nearest types (YAML may give 1 for 1.0, bools for ints).
+std::int64_t attr_int(const Attributes& a, std::string_view name, std::int64_t def);
+float attr_float(const Attributes& a, std::string_view name, float def);
+std::string attr_string(const Attributes& a, std::string_view name, std::string_view def);
+/// Empty when absent.
+std::vector<std::int64_t> attr_ints(const Attributes& a, std::string_view name);
+std::vector<float> attr_floats(const Attributes& a, std::string_view name);
+bool has_attr(const Attributes& a, std::string_view name);
+
+/// axis in [-rank, rank) -> [0, rank); throws Error otherwise.
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
+/// Numpy-style broadcast of two shapes; throws Error naming both.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+/// Row-major strides of `shape`, aligned right to a broadcast target of rank `rank`,
+/// with 0 for broadcast (size-1 or missing) dims.
+std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& target);
+
+/// Registration entry points, one per kernel family (called by registry()).
+void register_reference_conv(KernelRegistry& r);
+void register_reference_elementwise(KernelRegistry& r);
+void register_reference_matmul(KernelRegistry& r);
+void register_reference_norm(KernelRegistry& r);
+void register_reference_pool(KernelRegistry& r);
+void register_reference_shape(KernelRegistry& r);
+void register_reference_reduce(KernelRegistry& r);
+void register_fast_conv(KernelRegistry& r);
+void register_fast_matmul(KernelRegistry& r);
+void register_fast_pool(KernelRegistry& r);
+void register_fast_elementwise(KernelRegistry& r);
+void register_fast_norm(KernelRegistry& r);
+
+}  // namespace graphfuse::kernels

@@ -1,0 +1,103 @@
+// Timing summaries (run --bench) and output comparison (verify).
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/util.h"
+#include "graphfuse/kernels/executor.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+}  // namespace
+
+BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs,
+                        const ExecOptions& options, int runs) {
+  check(runs > 0, "bench needs at least one run");
+  Executor ex(g, options);
+  const std::vector<Tensor> in = inputs.empty() ? make_random_inputs(g, options.seed, options) : inputs;
+  ex.run(in);  // warm-up: builds primitives, reorders constant weights
+  std::vector<double> totals;
+  std::map<std::string, std::vector<double>> per_op;
+  std::map<std::string, int> counts;
+  for (int r = 0; r < runs; ++r) {
+    RunProfile prof;
+    ex.run(in, &prof);
+    totals.push_back(prof.total_ms);
+    std::map<std::string, double> sums;
+    std::map<std::string, int> cnt;
+    for (const auto& nt : prof.nodes) {
+      sums[nt.op] += nt.ms;
+      ++cnt[nt.op];
+    }
+    for (const auto& [op, ms] : sums) per_op[op].push_back(ms);
+    counts = cnt;
+  }
+  BenchReport rep;
+  rep.runs = runs;
+  rep.median_ms = median(totals);
+  rep.min_ms = *std::min_element(totals.begin(), totals.end());
+  for (const auto& [op, v] : per_op) rep.ops.push_back({op, counts[op], median(v)});
+  std::sort(rep.ops.begin(), rep.ops.end(),
+            [](const auto& a, const auto& b) { return a.median_ms > b.median_ms; });
+  return rep;
+}
+
+std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
+                                        const std::vector<Tensor>& expected, double rtol,
+                                        double atol, const std::vector<std::string>& names) {
+  check(actual.size() == expected.size(), "comparing " + std::to_string(actual.size()) +
+                                              " outputs with " + std::to_string(expected.size()));
+  std::vector<TensorDiff> out;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const Tensor& a = actual[i];
+    const Tensor& e = expected[i];
+    TensorDiff d;
+    d.name = i < names.size() ? names[i] : "output " + std::to_string(i);
+    if (a.shape != e.shape || a.dtype != e.dtype || !a.has_data() || !e.has_data()) {
+      d.shape_ok = a.shape == e.shape;
+      d.pass = false;
+      d.max_abs = d.max_rel = INFINITY;
+      out.push_back(d);
+      continue;
+    }
+    const std::int64_t n = a.num_elements();
+    const double floor = std::max(atol, 1e-30);
+    for (std::int64_t k = 0; k < n; ++k) {
+      double av, ev;
+      if (a.dtype == DType::Float32) {
+        av = a.as<float>()[k];
+        ev = e.as<float>()[k];
+      } else if (a.dtype == DType::Int64) {
+        av = static_cast<double>(a.as<std::int64_t>()[k]);
+        ev = static_cast<double>(e.as<std::int64_t>()[k]);
+      } else {
+        av = static_cast<unsigned char>((*a.data)[k]);  // byte-wise for other types
+        ev = static_cast<unsigned char>((*e.data)[k]);
+      }
+      if (std::isnan(av) || std::isnan(ev)) {
+        // NaN matches only NaN; anything else is an unbounded error.
+        if (std::isnan(av) != std::isnan(ev)) d.pass = false, d.max_abs = d.max_rel = INFINITY;
+        continue;
+      }
+      const double diff = std::fabs(av - ev);
+      if (std::isinf(av) || std::isinf(ev)) {
+        if (av != ev) d.pass = false, d.max_abs = d.max_rel = INFINITY;
+        continue;
+      }
+      d.max_abs = std::max(d.max_abs, diff);
+      d.max_rel = std::max(d.max_rel, diff / std::max(std::fabs(ev), floor));
+      if (diff > atol + rtol * std::fabs(ev)) d.pass = false;
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace graphfuse::kernels

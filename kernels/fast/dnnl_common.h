@@ -1,0 +1,51 @@
+// oneDNN plumbing shared by the fast kernels: engine, stream, post-ops, primitive cache.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "graphfuse/kernels/conv.h"
+
+namespace graphfuse::kernels::fast {
+
+/// The process-wide CPU engine.
+dnnl::engine& cpu_engine();
+/// A stream for the calling thread (streams are not shared between threads).
+dnnl::stream& cpu_stream();
+
+/// Appends the eltwise post-op(s) computing `act` (none for Activation::None).
+void append_activation(dnnl::post_ops& po, const ActivationSpec& act);
+
+/// A user buffer wrapped as oneDNN memory (oneDNN never writes through source buffers,
+/// so dropping const is safe for inputs).
+inline dnnl::memory wrap(const dnnl::memory::desc& md, const float* p) {
+  return dnnl::memory(md, cpu_engine(), const_cast<float*>(p));
+}
+
+/// A thread-safe map from a shape key to a built primitive (and whatever else the kernel
+/// derives from the shape). Building a primitive descriptor costs far more than running
+/// a small primitive, so every fast kernel looks its primitive up here first.
+template <class Entry>
+class PrimitiveCache {
+ public:
+  /// The entry for `key`; build() -> shared_ptr<Entry> makes it on a miss.
+  template <class Build>
+  std::shared_ptr<Entry> get(const std::string& key, Build build) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = map_.find(key); it != map_.end()) return it->second;
+    }
+    std::shared_ptr<Entry> e = build();  // outside the lock: building is the slow part
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.emplace(key, std::move(e)).first->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> map_;
+};
+
+}  // namespace graphfuse::kernels::fast

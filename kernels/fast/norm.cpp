@@ -1,0 +1,150 @@
+// Fast row-wise normalizations (Softmax, LayerNormalization, SkipLayerNormalization,
+// BatchNormalization): TBB over rows, float math.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+
+#include "core/util.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+template <class F>
+void rows_parallel(std::int64_t rows, std::int64_t cols, F f) {
+  const std::int64_t grain = std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(cols, 1));
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, grain),
+                    [&](const tbb::blocked_range<std::int64_t>& r) {
+                      for (std::int64_t i = r.begin(); i < r.end(); ++i) f(i);
+                    });
+}
+
+// One row: y = (x - mean) / sqrt(var + eps) * gamma + beta. Two passes in float; the
+// variance uses the centred values, which stays accurate for LayerNorm's row lengths.
+inline void norm_row(const float* x, const float* gamma, const float* beta, float* y,
+                     std::int64_t cols, float eps, float* mean_out, float* inv_out) {
+  float mean = 0.0f;
+  for (std::int64_t i = 0; i < cols; ++i) mean += x[i];
+  mean /= static_cast<float>(cols);
+  float var = 0.0f;
+  for (std::int64_t i = 0; i < cols; ++i) var += (x[i] - mean) * (x[i] - mean);
+  var /= static_cast<float>(cols);
+  const float inv = 1.0f / std::sqrt(var + eps);
+  for (std::int64_t i = 0; i < cols; ++i)
+    y[i] = (x[i] - mean) * inv * gamma[i] + (beta ? beta[i] : 0.0f);
+  if (mean_out) *mean_out = mean;
+  if (inv_out) *inv_out = inv;
+}
+
+std::vector<Tensor> softmax(const KernelFn& fallback, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  const std::int64_t axis = normalize_axis(attr_int(c.attrs, "axis", -1), rank);
+  if (rank == 0 || axis != rank - 1) return fallback(c);  // only the contiguous case here
+  const std::int64_t cols = x.shape.back(), rows = x.num_elements() / std::max<std::int64_t>(cols, 1);
+  const float* xp = f32(x, "input");
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  rows_parallel(rows, cols, [&](std::int64_t r) {
+    const float* xr = xp + r * cols;
+    float* yr = yp + r * cols;
+    float mx = xr[0];
+    for (std::int64_t i = 1; i < cols; ++i) mx = std::max(mx, xr[i]);
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < cols; ++i) sum += (yr[i] = std::exp(xr[i] - mx));
+    const float inv = 1.0f / sum;
+    for (std::int64_t i = 0; i < cols; ++i) yr[i] *= inv;
+  });
+  return {y};
+}
+
+std::vector<Tensor> layer_norm(const KernelFn& fallback, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  const std::int64_t axis = normalize_axis(attr_int(c.attrs, "axis", -1), rank);
+  const Tensor& scale = c.required(1);
+  const Tensor* bias = c.input(2);
+  const std::int64_t cols = numel(Shape(x.shape.begin() + axis, x.shape.end()));
+  if (c.num_outputs > 1 || scale.num_elements() != cols || (bias && bias->num_elements() != cols))
+    return fallback(c);  // statistics outputs and odd parameter shapes: reference
+  const std::int64_t rows = x.num_elements() / std::max<std::int64_t>(cols, 1);
+  const float eps = attr_float(c.attrs, "epsilon", 1e-5f);
+  const float* xp = f32(x, "X");
+  const float* g = f32(scale, "Scale");
+  const float* b = bias ? f32(*bias, "B") : nullptr;
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  rows_parallel(rows, cols, [&](std::int64_t r) {
+    norm_row(xp + r * cols, g, b, yp + r * cols, cols, eps, nullptr, nullptr);
+  });
+  return {y};
+}
+
+std::vector<Tensor> skip_layer_norm(const KernelFn& fallback, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const Tensor& skip = c.required(1);
+  const Tensor& gamma = c.required(2);
+  const Tensor* beta = c.input(3);
+  const Tensor* bias = c.input(4);
+  if (x.shape.size() < 2 || skip.shape != x.shape || c.num_outputs > 1 ||
+      gamma.num_elements() != x.shape.back() || (beta && beta->num_elements() != x.shape.back()) ||
+      (bias && bias->num_elements() != x.shape.back()))
+    return fallback(c);  // broadcast skip, extra outputs, odd shapes: reference
+  const std::int64_t cols = x.shape.back(), rows = x.num_elements() / cols;
+  const float eps = attr_float(c.attrs, "epsilon", 1e-12f);
+  const float* xp = f32(x, "input");
+  const float* sp = f32(skip, "skip");
+  const float* gp = f32(gamma, "gamma");
+  const float* bp = beta ? f32(*beta, "beta") : nullptr;
+  const float* biasp = bias ? f32(*bias, "bias") : nullptr;
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  rows_parallel(rows, cols, [&](std::int64_t r) {
+    // The sum is formed in the output row, then normalized in place (one pass less).
+    float* yr = yp + r * cols;
+    for (std::int64_t i = 0; i < cols; ++i)
+      yr[i] = xp[r * cols + i] + sp[r * cols + i] + (biasp ? biasp[i] : 0.0f);
+    norm_row(yr, gp, bp, yr, cols, eps, nullptr, nullptr);
+  });
+  return {y};
+}
+
+std::vector<Tensor> batch_norm(const KernelFn& fallback, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  if (x.shape.size() < 2 || attr_int(c.attrs, "training_mode", 0) != 0) return fallback(c);
+  const std::int64_t ch = x.shape[1];
+  for (std::size_t i = 1; i <= 4; ++i)
+    if (c.required(i).shape != Shape{ch}) return fallback(c);  // reference reports it
+  const float eps = attr_float(c.attrs, "epsilon", 1e-5f);
+  const float* s = f32(c.required(1), "scale");
+  const float* b = f32(c.required(2), "B");
+  const float* m = f32(c.required(3), "input_mean");
+  const float* v = f32(c.required(4), "input_var");
+  const std::int64_t inner = x.num_elements() / (x.shape[0] * ch);
+  const float* xp = f32(x, "X");
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  rows_parallel(x.shape[0] * ch, inner, [&](std::int64_t plane) {
+    const std::int64_t k = plane % ch;
+    // Folded into one multiply-add per element.
+    const float mul = s[k] / std::sqrt(v[k] + eps), add = b[k] - m[k] * mul;
+    for (std::int64_t i = 0; i < inner; ++i) yp[plane * inner + i] = xp[plane * inner + i] * mul + add;
+  });
+  return {y};
+}
+
+}  // namespace
+
+void register_fast_norm(KernelRegistry& r) {
+  auto wrap = [&](const char* op, std::vector<Tensor> (*f)(const KernelFn&, const KernelCall&)) {
+    KernelFn ref = *r.find(op);
+    r.add(op, [ref, f](const KernelCall& c) { return f(ref, c); });
+  };
+  wrap("Softmax", softmax);
+  wrap("LayerNormalization", layer_norm);
+  wrap("com.microsoft.SkipLayerNormalization", skip_layer_norm);
+  wrap("BatchNormalization", batch_norm);
+}
+
+}  // namespace graphfuse::kernels

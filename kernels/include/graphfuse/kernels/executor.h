@@ -1,0 +1,132 @@
+// Running a Graph with a kernel set: inputs, constants, outputs, timing, comparison.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphfuse/graph.h"
+#include "graphfuse/kernels/kernel.h"
+
+namespace graphfuse::kernels {
+
+/// How run_graph executes.
+struct ExecOptions {
+  KernelSet set = KernelSet::Reference;
+  /// Worker threads for oneDNN (OpenMP) and TBB together; 0 = all cores. Applied to both
+  /// runtimes for the duration of the call, so they never oversubscribe each other.
+  int threads = 0;
+  /// Seed for random data of Const nodes that carry no tensor data. Each such node's
+  /// data depends only on (seed, node id, shape), so an original and a rewritten graph
+  /// that keep a constant's id get the same numbers.
+  std::uint64_t seed = 0;
+  /// Shape for a graph input whose type gives none; empty = guess from its consumers
+  /// (conv channel count, matmul K) with spatial size 16 and batch 1.
+  std::vector<std::int64_t> default_input_shape;
+};
+
+/// Per-run measurements, filled when a RunProfile is passed to run_graph.
+struct RunProfile {
+  struct NodeTime {
+    NodeId node;
+    std::string op;
+    double ms;
+  };
+  std::vector<NodeTime> nodes;  ///< in execution order (Input/Const nodes excluded)
+  double total_ms = 0;
+};
+
+/// The shapes random inputs get: from each input's ValueType (unknown dims -> 1), else
+/// options.default_input_shape, else a guess from the input's consumers.
+std::vector<std::vector<std::int64_t>> input_shapes(const Graph& g, const ExecOptions& options = {});
+
+/// Deterministic float32 inputs, uniform in [-1, 1), one per graph input in
+/// g.inputs() order. Input k's data depends only on (seed, input id, shape).
+std::vector<Tensor> make_random_inputs(const Graph& g, std::uint64_t seed,
+                                       const ExecOptions& options = {});
+
+/// A graph prepared for repeated runs: kernels looked up, constants materialized (seeded
+/// random data for Const nodes without data), so that fast kernels can keep their
+/// reordered weights between runs. The graph must outlive the Executor.
+class Executor {
+ public:
+  /// Throws Error "no kernel for op 'X' (node 'id')" for the first op the kernel set
+  /// lacks, and for a Const without data whose shape is unknown.
+  Executor(const Graph& g, ExecOptions options);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  /// One run; same contract as run_graph.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, RunProfile* profile = nullptr);
+  const ExecOptions& options() const { return options_; }
+
+ private:
+  struct Plan;
+  const Graph& g_;
+  ExecOptions options_;
+  std::unique_ptr<Plan> plan_;
+};
+
+/// Runs g in topological order. `inputs` are matched to g.inputs() by position; pass {}
+/// for seeded random inputs. Returns one tensor per graph output (g.outputs() order).
+/// Throws Error "node 'id' (Op): message" for a failing node, "no kernel for op 'X'
+/// (node 'id')" for an op the kernel set lacks.
+std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
+                              const ExecOptions& options, RunProfile* profile = nullptr);
+
+/// Median latencies of repeated runs, for `graphfuse run --bench N`.
+struct BenchReport {
+  int runs = 0;
+  double median_ms = 0;  ///< whole graph
+  double min_ms = 0;
+  /// Per op type: median over runs of the summed time of that op's nodes, and the node
+  /// count; sorted by time, largest first.
+  struct OpTime {
+    std::string op;
+    int count;
+    double median_ms;
+  };
+  std::vector<OpTime> ops;
+};
+
+/// Runs g `runs` times (after one warm-up run) on the same inputs and summarizes.
+BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs,
+                        const ExecOptions& options, int runs);
+
+/// Difference between one actual and one expected tensor.
+struct TensorDiff {
+  std::string name;     ///< the graph output's value name
+  double max_abs = 0;   ///< max |a - e|
+  /// max |a - e| / max(|e|, atol): elementwise relative error, floored so values near
+  /// zero are judged by atol instead.
+  double max_rel = 0;
+  bool shape_ok = true;
+  bool pass = true;     ///< shapes equal, no NaN mismatch, every |a-e| <= atol + rtol*|e|
+};
+
+/// Compares outputs pairwise (float32; integer tensors compare exactly).
+/// names may be empty; otherwise names[i] labels pair i.
+std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
+                                        const std::vector<Tensor>& expected, double rtol,
+                                        double atol, const std::vector<std::string>& names = {});
+
+/// Thread-count scope: sets TBB's global parallelism and OpenMP's thread count (used by
+/// oneDNN) to the same number, restoring OpenMP's on exit. 0 = hardware concurrency.
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads);
+  ~ThreadScope();
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+  int threads() const { return threads_; }
+
+ private:
+  int threads_;
+  int previous_omp_;
+  void* tbb_control_;
+};
+
+}  // namespace graphfuse::kernels

@@ -1,0 +1,134 @@
+// Reference elementwise kernels: broadcasting arithmetic, unary math, Gelu variants.
+#include <cmath>
+
+#include "core/broadcast.h"
+
+namespace graphfuse::kernels {
+
+BinaryOp binary_op_from_name(std::string_view op) {
+  if (op == "Add") return BinaryOp::Add;
+  if (op == "Sub") return BinaryOp::Sub;
+  if (op == "Mul") return BinaryOp::Mul;
+  if (op == "Div") return BinaryOp::Div;
+  if (op == "Pow") return BinaryOp::Pow;
+  fail("not a binary op: " + std::string(op));
+}
+
+float unary_scalar(UnaryOp op, float x, float alpha) {
+  constexpr double kInvSqrt2 = 0.70710678118654752440;
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  const double d = x;
+  switch (op) {
+    case UnaryOp::Sqrt: return std::sqrt(x);
+    case UnaryOp::Erf: return std::erf(x);
+    case UnaryOp::Exp: return std::exp(x);
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Abs: return std::fabs(x);
+    case UnaryOp::Reciprocal: return 1.0f / x;
+    case UnaryOp::Gelu: return static_cast<float>(0.5 * d * (1.0 + std::erf(d * kInvSqrt2)));
+    case UnaryOp::GeluTanh:
+      return static_cast<float>(0.5 * d * (1.0 + std::tanh(kSqrt2OverPi * (d + 0.044715 * d * d * d))));
+    case UnaryOp::QuickGelu: return static_cast<float>(d / (1.0 + std::exp(-alpha * d)));
+  }
+  return x;
+}
+
+namespace {
+
+template <class T>
+Tensor binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, DType dt) {
+  const Shape ys = broadcast_shapes(a.shape, b.shape);
+  Tensor y = alloc(dt, ys);
+  if (dt == DType::Int64 && op == BinaryOp::Div) {
+    const T* bp = b.as<T>();
+    for (std::int64_t i = 0; i < b.num_elements(); ++i)
+      check(bp[i] != 0, "integer division by zero");
+  }
+  broadcast_apply(a.as<T>(), a.shape, b.as<T>(), b.shape, mut<T>(y), ys, 0, numel(ys),
+                  [op](T u, T v) { return binary_scalar(op, u, v); });
+  return y;
+}
+
+std::vector<Tensor> binary(const KernelCall& c) {
+  const BinaryOp op = binary_op_from_name(c.op);
+  const Tensor& a = c.required(0);
+  const Tensor& b = c.required(1);
+  check(a.has_data() && b.has_data(), "inputs have no data");
+  if (a.dtype == DType::Float32 && b.dtype == DType::Float32)
+    return {binary_typed<float>(op, a, b, DType::Float32)};
+  if (a.dtype == DType::Int64 && b.dtype == DType::Int64)
+    return {binary_typed<std::int64_t>(op, a, b, DType::Int64)};
+  if (op == BinaryOp::Pow && a.dtype == DType::Float32) {
+    // Pow allows an integer exponent type; compute it in float.
+    const auto e = int_values(b, "exponent");
+    Tensor bf = Tensor::from_floats(b.shape, std::vector<float>(e.begin(), e.end()));
+    return {binary_typed<float>(op, a, bf, DType::Float32)};
+  }
+  fail("unsupported input types " + std::string(dtype_name(a.dtype)) + " and " +
+       std::string(dtype_name(b.dtype)));
+}
+
+std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const float* xp = f32(x, "input");
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  for (std::int64_t i = 0; i < x.num_elements(); ++i) yp[i] = unary_scalar(op, xp[i], alpha);
+  return {y};
+}
+
+// com.microsoft.BiasGelu: Gelu(A + B) with B broadcast along the last axis.
+std::vector<Tensor> bias_gelu(const KernelCall& c) {
+  const Tensor& a = c.required(0);
+  const Tensor& b = c.required(1);
+  Tensor sum = binary_typed<float>(BinaryOp::Add, a, b, DType::Float32);
+  check(sum.shape == a.shape, "bias must broadcast to the input shape");
+  float* p = mut<float>(sum);
+  for (std::int64_t i = 0; i < sum.num_elements(); ++i) p[i] = unary_scalar(UnaryOp::Gelu, p[i], 0);
+  return {sum};
+}
+
+// Identity and inference-mode Dropout: the output is the input (shared, not copied);
+// Dropout's optional mask output is all true.
+std::vector<Tensor> pass_through(const KernelCall& c) {
+  std::vector<Tensor> out{c.required(0)};
+  if (c.num_outputs > 1) {
+    Tensor mask = alloc(DType::Bool, c.required(0).shape);
+    std::fill(mut<char>(mask), mut<char>(mask) + mask.num_elements(), 1);
+    out.push_back(mask);
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_reference_elementwise(KernelRegistry& r) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"}) r.add(op, binary);
+  auto un = [&](const char* op, UnaryOp u) {
+    r.add(op, [u](const KernelCall& c) { return unary(u, 0.0f, c); });
+  };
+  un("Sqrt", UnaryOp::Sqrt);
+  un("Erf", UnaryOp::Erf);
+  un("Exp", UnaryOp::Exp);
+  un("Neg", UnaryOp::Neg);
+  un("Abs", UnaryOp::Abs);
+  un("Reciprocal", UnaryOp::Reciprocal);
+  un("com.microsoft.Gelu", UnaryOp::Gelu);
+  r.add("Gelu", [](const KernelCall& c) {
+    const std::string approx = attr_string(c.attrs, "approximate", "none");
+    check(approx == "none" || approx == "tanh", "unknown Gelu approximate '" + approx + "'");
+    return unary(approx == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, 0.0f, c);
+  });
+  r.add("com.microsoft.FastGelu", [](const KernelCall& c) {
+    check(c.input(1) == nullptr, "FastGelu with a bias input is not supported");
+    return unary(UnaryOp::GeluTanh, 0.0f, c);
+  });
+  r.add("com.microsoft.QuickGelu", [](const KernelCall& c) {
+    return unary(UnaryOp::QuickGelu, attr_float(c.attrs, "alpha", 1.702f), c);
+  });
+  r.add("com.microsoft.BiasGelu", bias_gelu);
+  r.add("Identity", pass_through);
+  r.add("Dropout", pass_through);
+}
+
+}  // namespace graphfuse::kernels

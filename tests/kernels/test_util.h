@@ -1,0 +1,83 @@
+// Helpers for the kernel tests: tensor literals, random tensors, closeness checks.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphfuse/kernels/executor.h"
+#include "graphfuse/kernels/kernel.h"
+
+namespace gk = graphfuse::kernels;
+using graphfuse::AttrValue;
+using graphfuse::Attributes;
+using graphfuse::DType;
+using graphfuse::Tensor;
+using Shape = std::vector<std::int64_t>;
+
+/// A float32 tensor literal.
+inline Tensor T(Shape shape, std::vector<float> v) { return Tensor::from_floats(std::move(shape), v); }
+/// An int64 tensor literal.
+inline Tensor I(Shape shape, std::vector<std::int64_t> v) { return Tensor::from_ints(std::move(shape), v); }
+/// The absent optional input for run_op.
+inline Tensor none() {
+  Tensor t;
+  t.dtype = DType::Undefined;
+  return t;
+}
+
+inline std::vector<float> values(const Tensor& t) {
+  return std::vector<float>(t.as<float>(), t.as<float>() + t.num_elements());
+}
+inline std::vector<std::int64_t> ivalues(const Tensor& t) {
+  return std::vector<std::int64_t>(t.as<std::int64_t>(), t.as<std::int64_t>() + t.num_elements());
+}
+
+/// Uniform [lo, hi) float32 tensor from a fixed seed.
+inline Tensor rnd(Shape shape, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(gen);
+  return Tensor::from_floats(std::move(shape), v);
+}
+
+inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
+  Attributes a;
+  for (const auto& [k, v] : kv) a.set(k, v);
+  return a;
+}
+
+/// Runs one op with the reference kernels.
+inline std::vector<Tensor> ref(const std::string& op, const std::vector<Tensor>& in,
+                               const Attributes& a = {}, std::size_t outs = 1) {
+  return gk::run_op(gk::KernelSet::Reference, op, in, a, outs);
+}
+inline std::vector<Tensor> fast(const std::string& op, const std::vector<Tensor>& in,
+                                const Attributes& a = {}, std::size_t outs = 1) {
+  return gk::run_op(gk::KernelSet::Fast, op, in, a, outs);
+}
+
+/// Elementwise |a-e| <= atol + rtol*|e| with a readable failure.
+inline void expect_close(const Tensor& a, const Tensor& e, double rtol = 1e-4, double atol = 1e-5,
+                         const std::string& what = "") {
+  auto d = gk::compare_outputs({a}, {e}, rtol, atol).at(0);
+  EXPECT_TRUE(d.pass) << what << " max_abs=" << d.max_abs << " max_rel=" << d.max_rel
+                      << " shape_ok=" << d.shape_ok;
+}
+
+/// Element-exact float comparison with a list literal (hand-computed cases).
+inline void expect_values(const Tensor& t, Shape shape, std::vector<float> v, float tol = 1e-5f) {
+  ASSERT_EQ(t.shape, shape);
+  ASSERT_EQ(t.dtype, DType::Float32);
+  auto got = values(t);
+  ASSERT_EQ(got.size(), v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(got[i], v[i], tol) << "element " << i;
+}
