@@ -17,7 +17,7 @@ if [ "$installed" = "$version" ] && (cd "$here" && node -e 'require("onnxruntime
 fi
 
 # Ask the registry first so that an offline machine gets a clear skip, not a long npm error.
-if ! (cd "$here" && timeout 60 npm view "onnxruntime-node@$version" version >/dev/null 2>&1); then
+if ! (cd "$here" && timeout 60 npm view --fetch-retries=1 --fetch-timeout=15000 "onnxruntime-node@$version" version >/dev/null 2>&1); then
   echo "skipped: npm registry unreachable (onnxruntime-node@$version)" >&2
   exit 2
 fi
