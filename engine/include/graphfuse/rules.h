@@ -1,0 +1,97 @@
+// Rules and rule sets: YAML rule files loaded, validated and compiled once, then frozen.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/error.h"
+#include "graphfuse/graph.h"
+
+namespace graphfuse {
+
+namespace match {
+struct CompiledRule;  // the rule's match program and rewrite program (engine/match/program.h)
+}
+
+/// One rewrite rule: static data plus its compiled form. Built only by the loader.
+struct Rule {
+  std::string name;
+  std::string doc;
+  int benefit = 1;       ///< higher benefit is applied first when matches overlap
+  bool enabled = true;   ///< disabled rules are checked and compiled but never applied
+  SourceLoc loc;         ///< where the rule's entry starts (file:line:col of `- name:`)
+  std::string pattern;   ///< pattern text as written (the YAML scalar's value)
+  std::string rewrite;   ///< rewrite template text as written
+  SourceLoc pattern_loc; ///< file position of the pattern text's first character
+  SourceLoc rewrite_loc; ///< file position of the rewrite text's first character
+  /// Ops the pattern's root accepts; empty when the root is a wildcard (`*`).
+  std::vector<OpType> root_ops;
+  /// Longest chain of pattern nodes from the root down (root alone = 0).
+  int depth = 0;
+  /// Match program and rewrite program; shared, immutable after loading.
+  std::shared_ptr<const match::CompiledRule> compiled;
+
+  /// "file:line name", the way stats, traces and errors name a rule.
+  std::string label() const;
+};
+
+/// A loaded rule file, kept so later tools (the rule-test runner, `graphfuse check`)
+/// can look at parts the rewriter does not use, such as the `tests:` section.
+struct RuleFileInfo {
+  std::string path;
+  std::string text;     ///< the whole file as read
+  int tests_line = 0;   ///< 1-based line of the top-level `tests:` key; 0 when absent
+};
+
+/// A frozen, validated, compiled set of rules, in file order (files in the order
+/// given), indexed by root op. Safe to share between threads once built.
+class RuleSet {
+ public:
+  RuleSet();
+  ~RuleSet();
+  RuleSet(RuleSet&&) noexcept;
+  RuleSet& operator=(RuleSet&&) noexcept;
+  RuleSet(const RuleSet&);
+  RuleSet& operator=(const RuleSet&);
+
+  /// All rules, enabled or not, in load order.
+  const std::vector<Rule>& rules() const { return rules_; }
+  std::size_t size() const { return rules_.size(); }
+  const Rule& operator[](std::size_t i) const { return rules_[i]; }
+  /// The rule called `name`, or null.
+  const Rule* find(std::string_view name) const;
+  /// Indices of the rules (enabled or not) whose root may be `op`, in rule order,
+  /// wildcard-root rules included. Empty when no rule can be rooted at op.
+  std::span<const std::uint32_t> rules_for(OpType op) const;
+  /// Indices of all enabled rules, in rule order.
+  const std::vector<std::uint32_t>& enabled() const { return enabled_; }
+  /// The largest Rule::depth (how far below a root a change can be and still matter).
+  int max_depth() const { return max_depth_; }
+  /// The files the rules came from, in load order.
+  const std::vector<RuleFileInfo>& files() const { return files_; }
+
+ private:
+  friend class RuleSetBuilder;
+  void freeze_();
+
+  std::vector<Rule> rules_;
+  std::vector<RuleFileInfo> files_;
+  std::vector<std::uint32_t> enabled_;
+  std::vector<std::vector<std::uint32_t>> by_op_;  // indexed by OpType::index()
+  std::vector<std::uint32_t> wildcard_;            // rules with a `*` root
+  int max_depth_ = 0;
+};
+
+/// Loads, validates and compiles rule files, in order. Throws graphfuse::Error with
+/// file:line:col for malformed YAML, unknown or duplicate keys, bad values, pattern
+/// and rewrite syntax or compile errors, and rule names defined twice (naming both).
+RuleSet load_rule_files(const std::vector<std::string>& paths);
+
+/// The same from memory; `file` names the text in errors and in Rule::loc.
+RuleSet load_rules_from_string(std::string_view yaml, const std::string& file = "<rules>");
+
+}  // namespace graphfuse

@@ -1,0 +1,63 @@
+// The match VM's checks: op, arity, input loads, producers, value identity, attributes.
+#include "match/vm.h"
+
+#include <algorithm>
+
+#include "match/attr_compare.h"
+
+namespace graphfuse::match {
+
+namespace {
+
+bool check_attr(const AttrCheck& c, const Graph& g, const Embedding& e) {
+  const AttrValue* a = g.node(e.nodes[c.node]).attrs.find(c.key);
+  if (c.cmp == Cmp::Absent) return a == nullptr;
+  if (a == nullptr) return false;
+  if (c.cmp == Cmp::Has) return true;
+  if (c.other_node < 0) return attr_compare(*a, c.cmp, c.literal);
+  const AttrValue* b = g.node(e.nodes[static_cast<std::size_t>(c.other_node)]).attrs.find(c.other_key);
+  return b != nullptr && attr_compare(*a, c.cmp, *b);
+}
+
+}  // namespace
+
+bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& e) {
+  switch (in.op) {
+    case Opcode::CheckOp: {
+      const auto& set = p.op_sets[in.aux];
+      OpType op = g.node(e.nodes[in.a]).op;
+      // Sets are tiny (one op, or a few alternatives): a linear scan beats a search.
+      return std::find(set.begin(), set.end(), op) != set.end();
+    }
+    case Opcode::CheckArity:
+      return g.node(e.nodes[in.a]).inputs.size() == in.b;
+    case Opcode::LoadInput: {
+      const auto& inputs = g.node(e.nodes[in.a]).inputs;
+      if (in.b >= inputs.size() || !inputs[in.b].valid()) return false;
+      e.values[in.c] = inputs[in.b];
+      return true;
+    }
+    case Opcode::Producer: {
+      ValueRef v = e.values[in.a];
+      if (v.port != in.b) return false;
+      // Distinct pattern nodes match distinct graph nodes (registers below c are bound).
+      for (std::uint32_t r = 0; r < in.c; ++r)
+        if (e.nodes[r] == v.node) return false;
+      e.nodes[in.c] = v.node;
+      return true;
+    }
+    case Opcode::ValueIs:
+      return e.values[in.a] == ValueRef{e.nodes[in.b], in.c};
+    case Opcode::SameValue:
+      return e.values[in.a] == e.values[in.b];
+    case Opcode::CheckAttr:
+      return check_attr(p.attr_checks[in.aux], g, e);
+    case Opcode::Fork:
+    case Opcode::Jump:
+    case Opcode::Accept:
+      break;
+  }
+  return false;
+}
+
+}  // namespace graphfuse::match

@@ -1,0 +1,64 @@
+// The Rewriter: the one object through which rewriting mutates a Graph, recording changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphfuse/graph.h"
+#include "graphfuse/rules.h"
+#include "match/vm.h"
+
+namespace graphfuse::rewrite {
+
+/// What happened to a node. The driver turns these into staleness checks within a
+/// round and into the worklist of the next round.
+enum class ChangeKind : std::uint8_t {
+  Created,        ///< a new node
+  Replaced,       ///< op, inputs and attributes replaced in place (root takeover)
+  InputsChanged,  ///< one or more input slots rewired
+  Removed,        ///< the node is gone
+  UsesChanged,    ///< the node gained or lost consumers
+};
+
+struct Change {
+  ChangeKind kind;
+  NodeId node;
+};
+
+/// Mutates a Graph and logs every change. Rewrites never touch the Graph directly.
+class Rewriter {
+ public:
+  explicit Rewriter(Graph& g) : g_(g) {}
+
+  const Graph& graph() const { return g_; }
+  /// Adds a node (id must be free; see unique_id).
+  NodeId create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs);
+  /// Gives node n a new op, inputs and attributes, keeping its NodeId, id and outputs,
+  /// so its consumers and graph outputs stay valid.
+  void replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs);
+  /// Rewires every use of `from` (consumers and graph outputs) to `to`.
+  void replace_all_uses(ValueRef from, ValueRef to);
+  /// Removes a node that has no uses and is not a graph output.
+  void erase(NodeId n);
+  /// `base` if no node has that id, else `base_2`, `base_3`, ... (deterministic).
+  std::string unique_id(const std::string& base) const;
+
+  const std::vector<Change>& changes() const { return changes_; }
+  void clear_changes() { changes_.clear(); }
+
+ private:
+  void uses_changed(const std::vector<ValueRef>& values);
+
+  Graph& g_;
+  std::vector<Change> changes_;
+};
+
+/// Applies rule `rule`'s rewrite to embedding `e` (already checked legal): creates the
+/// template's nodes, makes the last one take over the root (or rewires the root's uses
+/// for an erase-style rewrite), then removes matched nodes left without uses. Created
+/// and taken-over nodes get attribute `_rule` = the rule's name. Appends one line to
+/// `trace` when it is not null.
+void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, std::string* trace);
+
+}  // namespace graphfuse::rewrite
