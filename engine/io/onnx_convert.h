@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "graphfuse/graph.h"
 
@@ -68,6 +69,10 @@ AttrValue attribute_from_proto(onnx::AttributeProto& a, const std::string& model
 /// AttrValue -> AttributeProto named `name`; `what` names the node in errors.
 void attribute_to_proto(const std::string& name, const AttrValue& v, onnx::AttributeProto& out,
                         const std::string& what);
+
+/// Adds to `out` the value names `g` reads from enclosing scopes (through nested
+/// subgraphs too): the outer values an If/Loop/Scan body depends on without an edge.
+void subgraph_outer_names(const onnx::GraphProto& g, std::unordered_set<std::string>& out);
 
 /// ModelProto -> Graph. Consumes `model` (tensor bytes are moved out). `file` names the
 /// source in errors; external data is resolved relative to `model_dir`. The result validates.

@@ -76,11 +76,14 @@ class ValueNames {
         names_[n][k] = name;
       }
     }
+    for (auto& [name, n] : owner) all_.insert(name);
   }
   const std::string& operator()(ValueRef v) const { return names_[v.node][v.port]; }
+  bool exists(const std::string& name) const { return all_.count(name) > 0; }
 
  private:
   std::vector<std::vector<std::string>> names_;
+  std::unordered_set<std::string> all_;
 };
 
 class Exporter {
@@ -162,6 +165,8 @@ class Exporter {
     }
     for (NodeId n : g_.inputs())
       if (g_.alive(n) && !written_inputs_.count(n)) write_input(n);
+    for (NodeId n : g_.nodes())  // an Input node missing from inputs() is still an input
+      if (g_.node(n).op == input_op_ && !written_inputs_.count(n)) write_input(n);
   }
 
   void write_initializers() {
@@ -189,15 +194,36 @@ class Exporter {
       auto* np = gp_->add_node();
       np->set_name(nd.id);
       np->set_op_type(std::string(nd.op.local_name()));
-      if (!nd.op.domain().empty()) np->set_domain(std::string(nd.op.domain()));
-      domains_used_.insert(std::string(nd.op.domain()));
+      const std::string domain(canonical_domain(nd.op.domain()));
+      if (!domain.empty()) np->set_domain(domain);
+      domains_used_.insert(domain);
       for (ValueRef v : nd.inputs) np->add_input(v.valid() ? names_(v) : std::string{});
       std::size_t count = nd.outputs.size();
       while (count > 1 && names_({n, static_cast<std::uint32_t>(count - 1)}).empty()) --count;
       for (std::uint32_t k = 0; k < count; ++k) np->add_output(names_({n, k}));
-      for (const auto& [name, value] : nd.attrs) attribute_to_proto(name, value, *np->add_attribute(), node_what(nd));
+      for (const auto& [name, value] : nd.attrs) {
+        auto* a = np->add_attribute();
+        attribute_to_proto(name, value, *a, node_what(nd));
+        check_outer_names(nd, *a);
+      }
       if (auto it = docs.find(nd.id); it != docs.end()) np->set_doc_string(*it->second);
     }
+  }
+
+  // Subgraphs (If/Loop/Scan bodies) read outer values by name, without an edge in the
+  // Graph; a rewrite that removed or renamed such a value would break the model silently.
+  void check_outer_names(const Node& nd, const onnx::AttributeProto& a) {
+    if (!a.has_g() && a.graphs_size() == 0) return;
+    std::unordered_set<std::string> outer;
+    if (a.has_g()) subgraph_outer_names(a.g(), outer);
+    for (const auto& sub : a.graphs()) subgraph_outer_names(sub, outer);
+    std::vector<std::string> lost;
+    for (const auto& name : outer)
+      if (!names_.exists(name)) lost.push_back(name);
+    if (lost.empty()) return;
+    std::sort(lost.begin(), lost.end());
+    throw Error(nd.loc, node_what(nd) + ": subgraph attribute '" + a.name() + "' reads value '" + lost[0] +
+                            "', which is no longer in the graph");
   }
 
   void write_outputs_and_value_info() {

@@ -195,6 +195,8 @@ class Importer {
       // The graph spells domains as a dotted prefix and splits at the last dot.
       if (n.op_type().find('.') != std::string::npos) fail(what + ": op_type contains a '.'");
       std::string_view domain = canonical_domain(n.domain());
+      if (domain.empty() && (n.op_type() == ops::kConst || n.op_type() == ops::kInput))
+        fail(what + ": op '" + n.op_type() + "' is reserved by graphfuse for initializers and graph inputs");
       OpType op = OpType::intern(domain.empty() ? n.op_type() : std::string(domain) + "." + n.op_type());
       Attributes attrs;
       for (auto& a : *n.mutable_attribute()) {

@@ -188,6 +188,27 @@ void value_type_to_proto(const ValueType& vt, onnx::TypeProto& out) {
   }
 }
 
+void subgraph_outer_names(const onnx::GraphProto& g, std::unordered_set<std::string>& out) {
+  std::unordered_set<std::string> defined;
+  for (const auto& i : g.input()) defined.insert(i.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  for (const auto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name)) out.insert(name);
+  };
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) use(in);
+    for (const auto& a : n.attribute()) {
+      std::unordered_set<std::string> inner;
+      if (a.has_g()) subgraph_outer_names(a.g(), inner);
+      for (const auto& sub : a.graphs()) subgraph_outer_names(sub, inner);
+      for (const auto& name : inner) use(name);
+    }
+  }
+  for (const auto& o : g.output()) use(o.name());
+}
+
 AttrValue attribute_from_proto(onnx::AttributeProto& a, const std::string& model_dir, const std::string& what) {
   using AP = onnx::AttributeProto;
   // Anything a plain AttrValue would lose (doc strings, function references, lists of

@@ -161,6 +161,10 @@ onnx::ModelProto hand_built_model() {
   c->add_output("one");
   auto* cv = add_attr(*c, "value_float", AP::FLOAT);
   cv->set_f(1.f);
+  auto* outer = sub->add_node();  // reads "r" from the enclosing graph, without an edge
+  outer->set_op_type("Identity");
+  outer->add_input("r");
+  outer->add_output("r_copy");
   set_tensor_type(*sub->add_output(), "one", onnx::TensorProto::FLOAT, {});
   auto* graphs = add_attr(*all, "branches", AP::GRAPHS);
   *graphs->add_graphs() = *sub;
@@ -299,6 +303,18 @@ TEST(OnnxExport, NewDomainGetsAnOpsetImportAndNamesAreDerived) {
   EXPECT_EQ(last.output(0), "add_fused");
   EXPECT_EQ(out.graph().output(0).name(), "add_fused");
   EXPECT_EQ(last.attribute(1).i(), 1);  // bool -> INT
+}
+
+TEST(OnnxExport, SubgraphReadingALostOuterValueIsAnError) {
+  Graph g = import(hand_built_model());
+  g.output_infos(*g.find("r"))[0].name = "renamed";  // the edge follows, the subgraph cannot
+  try {
+    onnx_io::model_from_graph(g);
+    FAIL() << "exported a subgraph that reads a value no longer in the graph";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'all' (com.example.ops.AllAttrs): subgraph attribute 'body' reads value 'r'"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(OnnxImport, ExternalDataIsReadRelativeToTheModel) {
