@@ -60,8 +60,8 @@ class ValueNames {
         if (name.empty()) continue;
         auto [it, fresh] = owner.emplace(name, n);
         if (!fresh)
-          throw Error(node_what(nd) + ": output " + std::to_string(k) + " is named '" + name +
-                      "', a name node '" + g.node(it->second).id + "' already gives a value");
+          throw Error(nd.loc, node_what(nd) + ": output " + std::to_string(k) + " is named '" + name +
+                                  "', but node '" + g.node(it->second).id + "' already has a value of that name");
         names_[n][k] = name;
       }
     }
