@@ -1,0 +1,131 @@
+// The executor: seeded inputs and constants, fused vs unfused graphs, errors, timing.
+#include "kernels/test_util.h"
+
+namespace {
+
+using graphfuse::Graph;
+using graphfuse::OpType;
+using graphfuse::ValueRef;
+
+// The seed example: x -> Conv2D(w) -> BiasAdd(b) -> ReLU, constants without data.
+Graph tf_graph(bool fused) {
+  Graph g;
+  auto x = g.add_input("x");
+  Attributes ws = attrs({{"shape", Shape{3, 3, 3, 8}}});
+  auto w = g.add_node("w", OpType::intern("Const"), {}, ws);
+  auto b = g.add_node("b", OpType::intern("Const"), {}, attrs({{"shape", Shape{8}}}));
+  Attributes ca = attrs({{"strides", Shape{1, 1}}, {"padding", std::string("SAME")}});
+  if (fused) {
+    ca.set("activation", std::string("ReLU"));
+    auto f = g.add_node("relu", OpType::intern("FusedConv2D_BiasAdd_ReLU"), {{x, 0}, {w, 0}, {b, 0}}, ca);
+    g.add_output({f, 0});
+  } else {
+    auto c = g.add_node("conv", OpType::intern("Conv2D"), {{x, 0}, {w, 0}}, ca);
+    auto ba = g.add_node("bias", OpType::intern("BiasAdd"), {{c, 0}, {b, 0}});
+    auto r = g.add_node("relu", OpType::intern("ReLU"), {{ba, 0}});
+    g.add_output({r, 0});
+  }
+  return g;
+}
+
+TEST(Executor, FusedGraphMatchesUnfusedInBothKernelSets) {
+  const Graph unfused = tf_graph(false), fused = tf_graph(true);
+  EXPECT_EQ(gk::input_shapes(unfused), (std::vector<Shape>{{1, 32, 32, 3}}));  // from the filter
+  for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast})
+    for (int threads : {1, 2}) {
+      gk::ExecOptions o{set, threads, 7, {}};
+      auto a = gk::run_graph(unfused, {}, o);
+      auto b = gk::run_graph(fused, {}, o);
+      ASSERT_EQ(a.size(), 1u);
+      EXPECT_EQ(a[0].shape, (Shape{1, 32, 32, 8}));
+      auto d = gk::compare_outputs(b, a, 1e-5, 1e-6, {"relu"});
+      EXPECT_TRUE(d[0].pass) << d[0].max_abs;
+    }
+  // Both kernel sets agree on the same seeded data.
+  auto r = gk::run_graph(unfused, {}, {gk::KernelSet::Reference, 1, 7, {}});
+  auto f = gk::run_graph(fused, {}, {gk::KernelSet::Fast, 2, 7, {}});
+  expect_close(f[0], r[0]);
+}
+
+TEST(Executor, SeedsAreDeterministicAndDistinct) {
+  const Graph g = tf_graph(false);
+  auto a = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 1, {}});
+  auto b = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 1, {}});
+  auto c = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 2, {}});
+  EXPECT_EQ(*a[0].data, *b[0].data);
+  EXPECT_NE(*a[0].data, *c[0].data);
+  auto in1 = gk::make_random_inputs(g, 5), in2 = gk::make_random_inputs(g, 5);
+  EXPECT_EQ(*in1[0].data, *in2[0].data);
+  for (float v : values(in1[0])) ASSERT_TRUE(v >= -1.0f && v < 1.0f);
+}
+
+TEST(Executor, GivenInputsTypedInputsAndMultipleOutputs) {
+  Graph g;
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = {-1, 4};  // a symbolic batch runs at 1
+  t.shape_known = true;
+  auto x = g.add_input("x", t);
+  auto two = g.add_node("two", OpType::intern("Const"), {}, attrs({{"value", T({}, {2.0f})}}));
+  auto m = g.add_node("m", OpType::intern("Mul"), {{x, 0}, {two, 0}});
+  auto r = g.add_node("r", OpType::intern("Relu"), {{m, 0}});
+  g.add_output({r, 0});
+  g.add_output({m, 0});
+  EXPECT_EQ(gk::input_shapes(g), (std::vector<Shape>{{1, 4}}));
+  auto out = gk::run_graph(g, {T({1, 4}, {-1, 0, 1, 2})}, {});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], {1, 4}, {0, 0, 2, 4});
+  expect_values(out[1], {1, 4}, {-2, 0, 2, 4});
+  EXPECT_THROW(gk::run_graph(g, {T({4}, {1, 2, 3, 4}), T({4}, {1, 2, 3, 4})}, {}), graphfuse::Error);
+}
+
+TEST(Executor, ErrorsNameTheNodeAndOp) {
+  Graph g;
+  auto x = g.add_input("x");
+  auto u = g.add_node("mystery", OpType::intern("FrobnicateOp"), {{x, 0}});
+  g.add_output({u, 0});
+  try {
+    gk::run_graph(g, {}, {});
+    FAIL();
+  } catch (const graphfuse::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("FrobnicateOp"), std::string::npos) << m;
+    EXPECT_NE(m.find("mystery"), std::string::npos) << m;
+  }
+  Graph h;
+  auto a = h.add_input("a");
+  auto bad = h.add_node("bad_reshape", OpType::intern("Reshape"),
+                        {{a, 0}, {h.add_node("s", OpType::intern("Const"), {}, attrs({{"value", I({1}, {7})}})), 0}});
+  h.add_output({bad, 0});
+  try {
+    gk::run_graph(h, {T({2, 2}, {1, 2, 3, 4})}, {});
+    FAIL();
+  } catch (const graphfuse::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'bad_reshape' (Reshape)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Executor, BenchReportsPerOpMedians) {
+  const Graph g = tf_graph(false);
+  auto rep = gk::bench_graph(g, {}, {gk::KernelSet::Fast, 1, 0, {}}, 3);
+  EXPECT_EQ(rep.runs, 3);
+  ASSERT_EQ(rep.ops.size(), 3u);
+  EXPECT_GT(rep.median_ms, 0.0);
+  for (const auto& op : rep.ops) EXPECT_EQ(op.count, 1) << op.op;
+}
+
+TEST(Executor, CompareReportsErrors) {
+  auto d = gk::compare_outputs({T({3}, {1.0f, 2.0f, 0.0f})}, {T({3}, {1.0f, 2.001f, 1e-7f})}, 1e-4, 1e-6);
+  EXPECT_FALSE(d[0].pass);
+  EXPECT_NEAR(d[0].max_abs, 0.001, 1e-6);
+  // The near-zero element is judged against atol: 1e-7 / 1e-6.
+  EXPECT_NEAR(d[0].max_rel, 0.1, 1e-6);
+  d = gk::compare_outputs({T({2}, {1.0f, 2.0f})}, {T({2}, {1.0f, 2.001f})}, 1e-4, 1e-6);
+  EXPECT_NEAR(d[0].max_rel, 0.001 / 2.001, 1e-6);
+  d = gk::compare_outputs({T({2}, {1, 2})}, {T({1, 2}, {1, 2})}, 1e-4, 0);
+  EXPECT_FALSE(d[0].shape_ok);
+  d = gk::compare_outputs({T({1}, {NAN})}, {T({1}, {NAN})}, 1e-4, 0);
+  EXPECT_TRUE(d[0].pass);
+}
+
+}  // namespace
