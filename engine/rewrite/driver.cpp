@@ -1,5 +1,6 @@
 // The fixed-point driver: match (parallel), order, select without overlap, apply, repeat.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <set>
 
@@ -30,6 +31,11 @@ std::string_view reject_reason_name(RejectReason r) {
 namespace {
 
 using rewrite::ChangeKind;
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 /// Per-node bookkeeping the driver keeps across rounds, grown as nodes are created.
 struct NodeState {
@@ -38,6 +44,7 @@ struct NodeState {
   std::vector<int> claimed;         // round in which a selected match used the node
   std::vector<int> changed;         // round in which its op/inputs changed or it went
   std::vector<int> uses_changed;    // round in which it gained or lost consumers
+  std::vector<int> queued;          // round whose worklist already holds the node
 
   void grow(NodeId cap) {
     if (pos.size() >= cap) return;
@@ -46,6 +53,7 @@ struct NodeState {
     claimed.resize(cap, 0);
     changed.resize(cap, 0);
     uses_changed.resize(cap, 0);
+    queued.resize(cap, 0);
   }
 };
 
@@ -72,23 +80,29 @@ void assign_positions(const Graph& g, NodeState& s, const std::vector<NodeId>& c
 
 // Every node whose match could have changed: the changed nodes and everything up to
 // `depth` steps downstream of them (a pattern's root is at most depth steps below any
-// of its nodes).
-std::vector<NodeId> worklist(const Graph& g, std::vector<NodeId> seeds, int depth) {
-  std::sort(seeds.begin(), seeds.end());
-  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
-  std::set<NodeId> seen;
-  std::vector<NodeId> frontier;
+// of its nodes). `seen` stamps (this round's number) deduplicate without a set.
+std::vector<NodeId> worklist(const Graph& g, const std::vector<NodeId>& seeds, int depth,
+                             std::vector<int>& seen, int round) {
+  std::vector<NodeId> out;
   for (NodeId n : seeds)
-    if (g.alive(n) && seen.insert(n).second) frontier.push_back(n);
-  for (int d = 0; d < depth && !frontier.empty(); ++d) {
-    std::vector<NodeId> next;
-    for (NodeId n : frontier)
-      for (std::uint32_t p = 0; p < g.node(n).outputs.size(); ++p)
-        for (const Use& u : g.consumers(ValueRef{n, p}))
-          if (seen.insert(u.node).second) next.push_back(u.node);
-    frontier = std::move(next);
+    if (g.alive(n) && seen[n] != round) {
+      seen[n] = round;
+      out.push_back(n);
+    }
+  std::size_t begin = 0;
+  for (int d = 0; d < depth; ++d) {
+    std::size_t end = out.size();
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::uint32_t p = 0; p < g.node(out[i]).outputs.size(); ++p)
+        for (const Use& u : g.consumers(ValueRef{out[i], p}))
+          if (seen[u.node] != round) {
+            seen[u.node] = round;
+            out.push_back(u.node);
+          }
+    begin = end;
   }
-  return {seen.begin(), seen.end()};
+  std::sort(out.begin(), out.end());  // visiting order does not matter; keep it tidy
+  return out;
 }
 
 std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) {
@@ -147,8 +161,11 @@ RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions
   for (int round = 1;; ++round) {
     // One round past max_rounds may only confirm the fixed point.
     const bool confirm_only = round > opt.max_rounds;
+    auto t0 = Clock::now();
     match::MatchResults mr = match::find_matches(g, rules, active, candidates, accept, arena ? &*arena : nullptr);
+    auto t1 = Clock::now();
     RoundStats rs;
+    rs.match_ms = ms_between(t0, t1);
     for (std::uint32_t r : running) {
       const match::RuleCounts& c = mr.counts[r];
       RuleStats& st = rep.rules[static_cast<std::size_t>(stat_of[r])];
@@ -168,6 +185,7 @@ RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions
       return a.root < b.root;
     });
     if (confirm_only) {
+      rs.apply_ms = ms_between(t1, Clock::now());
       rep.per_round.push_back(rs);
       if (mr.found.empty()) break;
       // Name both sides of an oscillation: what fired last and what would fire next.
@@ -225,11 +243,12 @@ RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions
       fired.insert(f.rule);
       if (opt.trace) rep.trace.push_back("round " + std::to_string(round) + ": " + line);
     }
+    rs.apply_ms = ms_between(t1, Clock::now());
     rep.per_round.push_back(rs);
     if (rs.applied == 0) break;
     rep.rounds = round;
     fired_last = std::move(fired);
-    candidates = opt.incremental ? worklist(g, std::move(touched), rules.max_depth()) : g.nodes();
+    candidates = opt.incremental ? worklist(g, touched, rules.max_depth(), s.queued, round) : g.nodes();
   }
   rep.converged = true;
   rep.stop_reason = "fixed point";

@@ -57,6 +57,10 @@ Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& no
     const Node& src = g.node(e.nodes[a.node]);
     switch (a.kind) {
       case RwAttr::Kind::Spread:
+        if (out.empty()) {
+          out = src.attrs;  // the common `{...conv, ...}`: one copy, no per-key lookups
+          break;
+        }
         for (const auto& [k, v] : src.attrs) out.set(k, v);
         break;
       case RwAttr::Kind::Literal: out.set(a.key, a.literal); break;

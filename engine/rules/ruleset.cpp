@@ -9,8 +9,8 @@ namespace graphfuse {
 
 std::string Rule::label() const {
   std::string where = loc.file;
-  if (loc.line > 0) where += ":" + std::to_string(loc.line);
-  return where.empty() ? name : where + " " + name;
+  if (loc.line > 0) where.append(":").append(std::to_string(loc.line));
+  return where.empty() ? name : where.append(" ").append(name);
 }
 
 RuleSet::RuleSet() = default;

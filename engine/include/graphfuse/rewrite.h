@@ -64,6 +64,8 @@ struct RoundStats {
   std::size_t candidates = 0;  ///< (rule, root node) pairs tried this round
   std::size_t matched = 0;
   std::size_t applied = 0;
+  double match_ms = 0.0;  ///< wall time of the (parallel) matching pass
+  double apply_ms = 0.0;  ///< wall time of ordering, selecting and applying
 };
 
 /// What rewrite_graph did.
