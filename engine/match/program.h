@@ -117,6 +117,10 @@ struct RewriteProgram {
   std::vector<std::pair<std::uint32_t, std::string>> reads;
 };
 
+/// A readable listing of a program, one instruction a line (for tests, docs and
+/// `graphfuse check`-style dumps): "3  producer  n1 = producer of v0 (output 0)".
+std::string disassemble(const MatchProgram& p);
+
 /// A rule's executable form.
 struct CompiledRule {
   MatchProgram match;

@@ -202,3 +202,22 @@ TEST(RuleCompile, ProgramShape) {
   EXPECT_FALSE(c.rewrite.erase);
   EXPECT_EQ(c.rewrite.nodes[0].attrs.size(), 3u);
 }
+
+TEST(RuleCompile, SeedProgramListing) {
+  RuleSet rs = load_rule_files({std::string(GRAPHFUSE_SOURCE_DIR) + "/rules/seed.yaml"});
+  EXPECT_EQ(match::disassemble(rs[0].compiled->match),
+            "0  check_op   n0 in {ReLU}\n"
+            "1  arity      n0 has 1 inputs\n"
+            "2  load       v0 = input 0 of n0\n"
+            "3  producer   n1(bias) = producer of v0 (output 0)\n"
+            "4  check_op   n1(bias) in {BiasAdd}\n"
+            "5  arity      n1(bias) has 2 inputs\n"
+            "6  load       v1 = input 0 of n1(bias)\n"
+            "7  producer   n2(conv) = producer of v1 (output 0)\n"
+            "8  check_op   n2(conv) in {Conv2D}\n"
+            "9  arity      n2(conv) has 2 inputs\n"
+            "10  load       v2 = input 1 of n1(bias)\n"
+            "11  load       v3 = input 0 of n2(conv)\n"
+            "12  load       v4 = input 1 of n2(conv)\n"
+            "13  accept\n");
+}
