@@ -111,6 +111,16 @@ TEST(RewriteSeed, SingleChainFuses) {
   EXPECT_FALSE(g.find("conv"));
   EXPECT_FALSE(g.find("bias"));
   EXPECT_FALSE(g.alive(c.conv));
+  // Tracing is off by default; on, it names the rule, the root and what went.
+  Graph h;
+  add_chain(h, {h.add_input("x"), 0}, "");
+  RewriteOptions opt;
+  opt.trace = true;
+  RewriteReport traced = rewrite_graph(h, seed(), opt);
+  EXPECT_TRUE(rep.trace.empty());
+  ASSERT_EQ(traced.trace.size(), 1u);
+  EXPECT_EQ(traced.trace[0], "round 1: " + seed()[0].label() +
+                                 " at 'relu': FusedConv2D_BiasAdd_ReLU replaces ReLU; removed 'bias', 'conv'");
 }
 
 TEST(RewriteSeed, ConvWithTwoConsumersIsUnchanged) {
