@@ -57,7 +57,7 @@ struct ConvEntry {
 
 std::string key_of(const ConvParams& p) {
   std::ostringstream k;
-  k << static_cast<int>(p.layout) << ':' << p.n << ',' << p.c_in << ',' << p.h << ',' << p.w
+  k << omp_threads() << 't' << static_cast<int>(p.layout) << ':' << p.n << ',' << p.c_in << ',' << p.h << ',' << p.w
     << ':' << p.c_out << ',' << p.kh << ',' << p.kw << ',' << p.group << ':' << p.stride_h << ','
     << p.stride_w << ',' << p.dil_h << ',' << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ','
     << p.pad_b << ',' << p.pad_r << ':' << p.has_bias << p.has_sum << ':'

@@ -1,6 +1,8 @@
 // oneDNN engine, per-thread streams, and the activation -> post-op mapping.
 #include "fast/dnnl_common.h"
 
+#include <dlfcn.h>
+
 namespace graphfuse::kernels::fast {
 
 dnnl::engine& cpu_engine() {
@@ -11,6 +13,13 @@ dnnl::engine& cpu_engine() {
 dnnl::stream& cpu_stream() {
   thread_local dnnl::stream s(cpu_engine());
   return s;
+}
+
+int omp_threads() {
+  // Looked up at run time: oneDNN brings libgomp, we do not compile with -fopenmp.
+  using GetFn = int (*)();
+  static const auto get = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+  return get ? get() : 1;
 }
 
 void append_activation(dnnl::post_ops& po, const ActivationSpec& act) {

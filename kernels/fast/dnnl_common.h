@@ -16,6 +16,10 @@ dnnl::engine& cpu_engine();
 /// A stream for the calling thread (streams are not shared between threads).
 dnnl::stream& cpu_stream();
 
+/// OpenMP's current thread count (what oneDNN will use). Primitives record it when they
+/// are built, so it belongs in every cache key.
+int omp_threads();
+
 /// Appends the eltwise post-op(s) computing `act` (none for Activation::None).
 void append_activation(dnnl::post_ops& po, const ActivationSpec& act);
 

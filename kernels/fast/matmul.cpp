@@ -94,7 +94,7 @@ PrimitiveCache<MatMulEntry>& cache() {
 void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* b,
               const float* c, float* y, const std::shared_ptr<const void>& b_owner) {
   std::ostringstream k;
-  k << pl.rows << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.trans_a << s.trans_b << ','
+  k << omp_threads() << 't' << pl.rows << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.trans_a << s.trans_b << ','
     << s.alpha << ':' << s.batches() << ',' << pl.ba << ',' << pl.bb << ',' << pl.sa << ','
     << pl.sb << ',' << pl.batched << pl.bias << pl.sum << pl.const_b;
   auto e = cache().get(k.str(), [&] { return build(s, pl); });

@@ -33,7 +33,7 @@ void fast_pool(const PoolParams& p, const float* x, float* y) {
     return;
   }
   std::ostringstream k;
-  k << p.max << p.count_include_pad << ':' << p.n << ',' << p.c << ',' << p.h << ',' << p.w << ':'
+  k << omp_threads() << 't' << p.max << p.count_include_pad << ':' << p.n << ',' << p.c << ',' << p.h << ',' << p.w << ':'
     << p.kh << ',' << p.kw << ',' << p.stride_h << ',' << p.stride_w << ',' << p.dil_h << ','
     << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ',' << pad_b << ',' << pad_r;
   auto e = cache().get(k.str(), [&] {
