@@ -11,14 +11,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
+struct CliRun {
   int code;
   std::string out;  ///< stdout and stderr together
 };
 
-Run run_cli(const std::string& args) {
+CliRun run_cli(const std::string& args) {
   std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
-  Run r{0, ""};
+  CliRun r{0, ""};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
   while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
@@ -66,7 +66,7 @@ output relu
 void expect_apply_fails(const fs::path& rules, const fs::path& input, const fs::path& out,
                         const std::string& where) {
   std::ofstream(out) << "SENTINEL";
-  Run r = run_cli("apply --rules " + rules.string() + " " + input.string() + " -o " + out.string());
+  CliRun r = run_cli("apply --rules " + rules.string() + " " + input.string() + " -o " + out.string());
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find(where), std::string::npos) << "expected '" << where << "' in:\n" << r.out;
   EXPECT_EQ(slurp(out), "SENTINEL");
@@ -77,11 +77,11 @@ void expect_apply_fails(const fs::path& rules, const fs::path& input, const fs::
 TEST_F(CliTest, ApplyFusesAndReportsCounts) {
   fs::path in = write("chain.graph", kChain);
   fs::path out = dir_ / "out.yaml";
-  Run r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + out.string());
+  CliRun r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + out.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("conv2d_biasadd_relu: 1 rewrite"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nodes: 6 -> 4"), std::string::npos) << r.out;
-  Run info = run_cli("info " + out.string());
+  CliRun info = run_cli("info " + out.string());
   ASSERT_EQ(info.code, 0) << info.out;
   EXPECT_NE(info.out.find("FusedConv2D_BiasAdd_ReLU"), std::string::npos) << info.out;
   EXPECT_EQ(info.out.find("Conv2D "), std::string::npos) << info.out;
@@ -91,7 +91,7 @@ TEST_F(CliTest, ApplyTwiceIsAFixedPoint) {
   fs::path in = write("chain.graph", kChain);
   fs::path once = dir_ / "once.graph", twice = dir_ / "twice.graph";
   ASSERT_EQ(run_cli("apply -q --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + once.string()).code, 0);
-  Run r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + once.string() + " -o " + twice.string());
+  CliRun r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + once.string() + " -o " + twice.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("conv2d_biasadd_relu: 0 rewrites"), std::string::npos) << r.out;
   EXPECT_EQ(slurp(once), slurp(twice));
@@ -130,14 +130,14 @@ TEST_F(CliTest, MalformedPatternFailsWithPosition) {
                          "      Fused(x, w)\n");
   fs::path in = write("chain.graph", kChain);
   expect_apply_fails(rules, in, dir_ / "out.graph", "bad_rules.yaml:");
-  Run r = run_cli("apply --rules " + rules.string() + " " + in.string() + " -o " + (dir_ / "o.graph").string());
+  CliRun r = run_cli("apply --rules " + rules.string() + " " + in.string() + " -o " + (dir_ / "o.graph").string());
   EXPECT_NE(r.out.find("bad_rules.yaml:4:"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "o.graph"));
 }
 
 TEST_F(CliTest, HelpEverywhere) {
   for (const char* sub : {"", "apply ", "info ", "dot ", "gen ", "test "}) {
-    Run r = run_cli(std::string(sub) + "--help");
+    CliRun r = run_cli(std::string(sub) + "--help");
     EXPECT_EQ(r.code, 0) << sub << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub << r.out;
   }
