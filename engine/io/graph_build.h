@@ -1,0 +1,64 @@
+// Internal to io: builds a Graph from nodes as written in a file (any order, references by
+// name), reporting unknown references, duplicates, clashes and cycles at their file positions.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse::textio {
+
+/// A value named in a file: a node id (`conv`), `id:k`, or an output name.
+struct PendingRef {
+  std::string name;
+  int port = -1;        ///< `:k` written separately (.graph text); -1 when not
+  bool absent = false;  ///< an absent optional input (`_` in text, null in YAML)
+  SourceLoc loc;
+};
+
+/// A node as written in a file.
+struct PendingNode {
+  std::string id;
+  std::string op;
+  std::vector<PendingRef> inputs;
+  Attributes attrs;
+  /// One entry per output ("" = the default name, `id` / `id:k`); empty means one output.
+  std::vector<std::string> output_names;
+  /// Parallel to the outputs when given; empty when the file says nothing about types.
+  std::vector<ValueType> output_types;
+  SourceLoc loc;
+};
+
+/// Collects nodes, graph inputs and outputs, then adds the nodes to a Graph producers
+/// first (keeping file order where the file already is in order) and checks everything a
+/// file can get wrong, naming the file position of the offending node or reference.
+class GraphBuilder {
+ public:
+  /// Throws Error on a duplicate id (at the second definition).
+  void add_node(PendingNode n);
+  bool has_node(const std::string& id) const;
+  /// Declares a graph input; `ref` must name a node (usually an Input node).
+  void add_graph_input(PendingRef ref) { inputs_.push_back(std::move(ref)); }
+  void add_graph_output(PendingRef ref) { outputs_.push_back(std::move(ref)); }
+  /// Resolves, orders, checks and builds. `file` becomes Graph::source_file.
+  Graph build(const std::string& file);
+
+ private:
+  struct Resolved {
+    std::size_t node = 0;
+    std::uint32_t port = 0;
+  };
+  Resolved resolve(const PendingRef& r, const std::string& user) const;
+  void index_output_names();
+  std::vector<std::size_t> order(const std::vector<std::vector<Resolved>>& inputs) const;
+
+  std::vector<PendingNode> nodes_;
+  std::vector<PendingRef> inputs_;
+  std::vector<PendingRef> outputs_;
+  std::unordered_map<std::string, std::size_t> by_id_;
+  std::unordered_map<std::string, Resolved> by_output_name_;
+};
+
+}  // namespace graphfuse::textio

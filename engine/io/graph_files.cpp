@@ -1,0 +1,118 @@
+// Graph files: format by extension, load/save dispatch, whole-file reads and atomic writes.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "graphfuse/io.h"
+
+namespace graphfuse {
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+[[noreturn]] void fail_errno(const std::string& path, const std::string& what, int err) {
+  throw Error(SourceLoc{path}, what + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+GraphFormat format_for_path(const std::string& path) {
+  std::string ext = lower_extension(path);
+  if (ext == ".graph") return GraphFormat::Text;
+  if (ext == ".yaml" || ext == ".yml") return GraphFormat::Yaml;
+  if (ext == ".json") return GraphFormat::Json;
+  if (ext == ".onnx") return GraphFormat::Onnx;
+  if (ext == ".dot" || ext == ".gv") return GraphFormat::Dot;
+  throw Error(SourceLoc{path}, "unknown graph format '" + ext +
+                                   "' (expected .graph, .yaml, .yml, .json, .onnx or .dot)");
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(SourceLoc{path}, "cannot read: is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_errno(path, "cannot open", errno);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) fail_errno(path, "cannot read", errno);
+  return ss.str();
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // The temporary file lives beside the target so rename() replaces it in one step
+  // (a rename across file systems would not be atomic). O_EXCL with a per-process
+  // counter keeps concurrent writers from sharing a temporary.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    tmp = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
+                  std::to_string(counter++)))
+              .string();
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || attempt > 100)) fail_errno(path, "cannot write", errno);
+  }
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail_errno(path, "cannot write", err);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail_errno(path, "cannot write", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail_errno(path, "cannot replace", err);
+  }
+}
+
+Graph load_graph(const std::string& path) {
+  Graph g;
+  switch (format_for_path(path)) {
+    case GraphFormat::Text: g = parse_graph_text(read_file(path), path); break;
+    case GraphFormat::Yaml:
+    case GraphFormat::Json: g = parse_graph_yaml(read_file(path), path); break;
+    case GraphFormat::Onnx: g = load_onnx(path); break;
+    case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
+  }
+  g.source_file = path;
+  return g;
+}
+
+void save_graph(const Graph& g, const std::string& path) {
+  switch (format_for_path(path)) {
+    case GraphFormat::Text: return write_file_atomic(path, write_graph_text(g));
+    case GraphFormat::Yaml: return write_file_atomic(path, write_graph_yaml(g));
+    case GraphFormat::Json: return write_file_atomic(path, write_graph_json(g));
+    case GraphFormat::Dot: return write_file_atomic(path, write_graph_dot(g));
+    case GraphFormat::Onnx: return save_onnx(g, path);  // writes beside the target and renames too
+  }
+}
+
+}  // namespace graphfuse

@@ -1,0 +1,222 @@
+// The .graph text reader: the DSL grammar's Program -> GraphBuilder -> Graph, with every
+// error at the file position of the statement or reference that caused it.
+#include <cmath>
+
+#include "dsl/parser.h"
+#include "graph_build.h"
+#include "graphfuse/io.h"
+#include "text_values.h"
+
+namespace graphfuse {
+
+namespace {
+
+using namespace dsl;
+using textio::PendingNode;
+using textio::PendingRef;
+
+class TextReader {
+ public:
+  TextReader(std::string_view text, const std::string& file) {
+    origin_.file = file;
+    origin_.file_lines = split_lines(text);
+  }
+
+  Graph read(std::string_view text) {
+    Program p = parse_program(text, origin_);
+    for (const Statement& s : p.statements) {
+      switch (s.kind) {
+        case Statement::Kind::Input:
+          for (const Expr& t : s.targets) input(t);
+          break;
+        case Statement::Kind::Output:
+          for (const Expr& v : s.values) builder_.add_graph_output(ref(v, "an output"));
+          break;
+        case Statement::Kind::Bind: bind(s); break;
+        case Statement::Kind::Expr:
+          throw origin_.error(s.pos, "a graph statement needs a name: write `id = Op(...)`");
+      }
+    }
+    return builder_.build(origin_.file);
+  }
+
+  /// Adds the offending source line to errors that know only a position (the builder's).
+  Error with_line(const Error& e) const {
+    std::string line;
+    if (e.source_line().empty() && origin_.file_lines && e.loc().file == origin_.file &&
+        e.loc().line > 0 && static_cast<std::size_t>(e.loc().line) <= origin_.file_lines->size())
+      line = (*origin_.file_lines)[static_cast<std::size_t>(e.loc().line) - 1];
+    return line.empty() ? e : Error(e.loc(), e.message(), line);
+  }
+
+ private:
+  [[noreturn]] void fail(Pos p, const std::string& msg) const { throw origin_.error(p, msg); }
+
+  void plain_name(const Expr& e, const char* what) const {
+    if (e.kind != Expr::Kind::Name) fail(e.pos, std::string("expected ") + what + ", a name");
+    if (e.variadic) fail(e.pos, "`name...` belongs in patterns, not in graph text");
+    if (e.name == "_" && !e.quoted) fail(e.pos, "`_` cannot name a node (quote it: `` `_` ``)");
+  }
+
+  void input(const Expr& t) {
+    plain_name(t, "a graph input");
+    if (t.port >= 0) fail(t.pos, "a graph input is a node: write `input " + t.name + "` without ':'");
+    PendingNode n;
+    n.id = t.name;
+    n.op = std::string(ops::kInput);
+    n.loc = origin_.map(t.pos);
+    builder_.add_node(std::move(n));
+    builder_.add_graph_input(PendingRef{t.name, -1, false, origin_.map(t.pos)});
+  }
+
+  PendingRef ref(const Expr& e, const char* what) const {
+    if (e.kind == Expr::Kind::Name && e.name == "_" && !e.quoted)
+      return PendingRef{"", -1, true, origin_.map(e.pos)};
+    plain_name(e, what);
+    return PendingRef{e.name, e.port, false, origin_.map(e.pos)};
+  }
+
+  void bind(const Statement& s) {
+    const Expr& value = s.values.at(0);
+    if (value.kind != Expr::Kind::Call) fail(value.pos, "expected an op call like `Relu(x)` after '='");
+    const Call& call = *value.call;
+    if (call.ops.size() != 1 || call.ops[0] == "*")
+      fail(call.pos, "graph text needs one op type (`*` and `A|B` belong in patterns)");
+    PendingNode n;
+    n.op = call.ops[0];
+    n.loc = origin_.map(s.pos);
+    n.id = s.node_id.empty() ? s.targets[0].name : s.node_id;
+    for (std::size_t k = 0; k < s.targets.size(); ++k) {
+      const Expr& t = s.targets[k];
+      plain_name(t, "a node name");
+      bool is_default = t.name == n.id && (t.port == static_cast<int>(k) || (k == 0 && t.port < 0));
+      if (!is_default && t.port >= 0)
+        fail(t.pos, "output " + std::to_string(k) + " must be written `" + n.id + ":" +
+                        std::to_string(k) + "` or as a plain output name");
+      n.output_names.push_back(is_default ? std::string() : t.name);
+    }
+    for (std::size_t i = 0; i < call.args.size(); ++i) n.inputs.push_back(ref(call.args[i], "an input"));
+    for (const AttrItem& a : call.attrs) {
+      if (a.kind != AttrItem::Kind::Assign)
+        fail(a.pos, "graph text attributes are `key = value` (`...`, `!key` and comparisons belong in patterns)");
+      if (n.attrs.has(a.key)) fail(a.pos, "attribute '" + a.key + "' is set twice");
+      n.attrs.set(a.key, attr_value(a.value));
+    }
+    if (n.op.empty()) fail(call.pos, "empty op type");
+    builder_.add_node(std::move(n));
+  }
+
+  AttrValue attr_value(const Operand& o) const {
+    if (const auto* f = std::get_if<FuncCall>(&o.value)) return opaque(*f);
+    const auto* l = std::get_if<Literal>(&o.value);
+    if (!l) fail(o.pos, "attribute values in graph text are literals (numbers, strings, true/false, lists, tensors)");
+    return literal(*l);
+  }
+
+  AttrValue opaque(const FuncCall& f) const {
+    auto str = [&](std::size_t i) -> const std::string* {
+      if (i >= f.args.size()) return nullptr;
+      const auto* l = std::get_if<Literal>(&f.args[i].value);
+      return l ? std::get_if<std::string>(&l->value) : nullptr;
+    };
+    if (f.fn != "opaque" || f.args.size() != 2 || !str(0) || !str(1))
+      fail(f.pos, "attribute values in graph text are literals (the only call is opaque(\"kind\", \"base64\"))");
+    Opaque out{*str(0), {}};
+    if (!textio::base64_decode(*str(1), out.bytes)) fail(f.args[1].pos, "malformed base64 in opaque(...)");
+    return out;
+  }
+
+  float to_float(double d, Pos p) const {
+    float f;
+    if (!textio::to_float32(d, f)) fail(p, "float attribute out of float32 range");
+    return f;
+  }
+
+  Tensor tensor(const TensorLiteral& t, Pos p) const {
+    auto dtype = dtype_from_name(t.dtype);
+    if (!dtype) fail(p, "unknown tensor element type '" + t.dtype + "'");
+    std::vector<textio::Element> elems;
+    bool exact = t.int_data.size() == t.data.size();
+    for (std::size_t i = 0; i < t.data.size(); ++i)
+      elems.push_back(exact ? textio::Element{true, t.int_data[i], 0} : textio::Element{false, 0, t.data[i]});
+    Tensor out;
+    std::string err = textio::make_tensor(*dtype, t.shape, t.has_data, elems, out);
+    if (!err.empty()) fail(p, err);
+    return out;
+  }
+
+  AttrValue literal(const Literal& l) const {
+    if (const auto* i = std::get_if<std::int64_t>(&l.value)) return *i;
+    if (const auto* d = std::get_if<double>(&l.value)) return to_float(*d, l.pos);
+    if (const auto* s = std::get_if<std::string>(&l.value)) return *s;
+    if (const auto* b = std::get_if<bool>(&l.value)) return *b;
+    if (const auto* t = std::get_if<TensorLiteral>(&l.value)) return tensor(*t, l.pos);
+    return list(std::get<std::vector<Literal>>(l.value), l.pos);
+  }
+
+  /// A list's kind is its elements' kind; ints and floats mix into floats; [] is ints.
+  AttrValue list(const std::vector<Literal>& items, Pos p) const {
+    enum { kNone, kInt, kFloat, kString, kBool, kTensor } kind = kNone;
+    for (const Literal& e : items) {
+      int k = std::holds_alternative<std::int64_t>(e.value)  ? kInt
+              : std::holds_alternative<double>(e.value)      ? kFloat
+              : std::holds_alternative<std::string>(e.value) ? kString
+              : std::holds_alternative<bool>(e.value)        ? kBool
+              : std::holds_alternative<TensorLiteral>(e.value) ? kTensor
+                                                                 : -1;
+      if (k < 0) fail(e.pos, "lists of lists are not attribute values");
+      bool numeric = (k == kInt || k == kFloat) && (kind == kInt || kind == kFloat);
+      if (kind != kNone && k != kind && !numeric)
+        fail(e.pos, "a list's elements must all have one type (numbers, strings, bools or tensors)");
+      if (kind == kNone || k == kFloat) kind = static_cast<decltype(kind)>(k);
+    }
+    switch (kind) {
+      case kNone:
+      case kInt: {
+        std::vector<std::int64_t> v;
+        for (const Literal& e : items) v.push_back(std::get<std::int64_t>(e.value));
+        return v;
+      }
+      case kFloat: {
+        std::vector<float> v;
+        for (const Literal& e : items) {
+          const auto* i = std::get_if<std::int64_t>(&e.value);
+          v.push_back(to_float(i ? static_cast<double>(*i) : std::get<double>(e.value), e.pos));
+        }
+        return v;
+      }
+      case kString: {
+        std::vector<std::string> v;
+        for (const Literal& e : items) v.push_back(std::get<std::string>(e.value));
+        return v;
+      }
+      case kBool: {
+        std::vector<bool> v;
+        for (const Literal& e : items) v.push_back(std::get<bool>(e.value));
+        return v;
+      }
+      case kTensor: {
+        std::vector<Tensor> v;
+        for (const Literal& e : items) v.push_back(tensor(std::get<TensorLiteral>(e.value), e.pos));
+        return v;
+      }
+    }
+    fail(p, "bad list");
+  }
+
+  TextOrigin origin_;
+  textio::GraphBuilder builder_;
+};
+
+}  // namespace
+
+Graph parse_graph_text(std::string_view text, const std::string& file) {
+  TextReader reader(text, file);
+  try {
+    return reader.read(text);
+  } catch (const Error& e) {
+    throw reader.with_line(e);
+  }
+}
+
+}  // namespace graphfuse

@@ -1,0 +1,173 @@
+// The .graph text writer: `input` line, one `targets = Op(inputs) {attrs}` line per node in
+// topological order, `output` line. Deterministic: the same graph gives the same bytes.
+#include <algorithm>
+
+#include "graphfuse/io.h"
+#include "text_values.h"
+
+namespace graphfuse {
+
+namespace {
+
+bool is_ident(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// Words the grammar reads as something other than a name where a name could stand.
+bool is_keyword(std::string_view s) {
+  static constexpr std::string_view kWords[] = {"_", "input", "output", "true", "false",
+                                                "tensor", "inf", "nan", "as"};
+  return std::find(std::begin(kWords), std::end(kWords), s) != std::end(kWords);
+}
+
+/// A node id or output name: plain when it is an identifier, else `backtick quoted`.
+std::string name_text(std::string_view s) {
+  if (is_ident(s) && !is_keyword(s)) return std::string(s);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "`";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '`' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "`";
+}
+
+/// Op names may be dotted (`com.microsoft.FusedConv`); anything else is quoted.
+std::string op_text(std::string_view op) {
+  bool dotted = !op.empty() && op.front() != '.' && op.back() != '.';
+  for (std::size_t start = 0; dotted && start <= op.size();) {
+    std::size_t dot = op.find('.', start);
+    std::string_view part = op.substr(start, dot == std::string_view::npos ? op.npos : dot - start);
+    dotted = is_ident(part) && (start != 0 || !is_keyword(part));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return dotted ? std::string(op) : name_text(op);
+}
+
+std::string tensor_text(const Tensor& t, const std::string& what) {
+  std::string s = "tensor(" + std::string(dtype_name(t.dtype)) + ", [";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  s += "]";
+  if (t.has_data()) {
+    s += ", [";
+    textio::append_tensor_elements(s, t, textio::kGraphWords, what);
+    s += "]";
+  }
+  return s + ")";
+}
+
+template <class T, class F>
+std::string list_text(const std::vector<T>& v, F&& item) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += item(v[i]);
+  }
+  return s + "]";
+}
+
+std::string value_text(const AttrValue& v, const std::string& what) {
+  auto f = [](float x) { return textio::format_float(x, textio::kGraphWords); };
+  auto str = [](const std::string& x) { return textio::quote_string(x); };
+  auto t = [&](const Tensor& x) { return tensor_text(x, what); };
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
+        else if constexpr (std::is_same_v<T, float>) return f(x);
+        else if constexpr (std::is_same_v<T, std::string>) return str(x);
+        else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
+        else if constexpr (std::is_same_v<T, Tensor>) return t(x);
+        else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
+          return list_text(x, [](std::int64_t i) { return std::to_string(i); });
+        else if constexpr (std::is_same_v<T, std::vector<float>>) return list_text(x, f);
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return list_text(x, str);
+        else if constexpr (std::is_same_v<T, std::vector<bool>>)
+          return list_text(x, [](bool b) { return std::string(b ? "true" : "false"); });
+        else if constexpr (std::is_same_v<T, std::vector<Tensor>>) return list_text(x, t);
+        else return "opaque(" + str(x.kind) + ", " + str(textio::base64_encode(x.bytes)) + ")";
+      },
+      v);
+}
+
+}  // namespace
+
+std::string write_graph_text(const Graph& g) {
+  static const OpType kInput = OpType::intern(ops::kInput);
+  // Graph inputs that are plain Input nodes are declared by the `input` line and always
+  // referred to by id (the line cannot carry an output name).
+  std::vector<bool> declared(g.capacity(), false);
+  std::vector<std::string> input_names;
+  for (NodeId n : g.inputs()) {
+    const Node& nd = g.node(n);
+    if (nd.op != kInput || !nd.inputs.empty() || !nd.attrs.empty() || declared[n]) continue;
+    declared[n] = true;
+    input_names.push_back(name_text(nd.id));
+  }
+  auto ref = [&](ValueRef v) -> std::string {
+    if (!v.valid()) return "_";
+    const Node& nd = g.node(v.node);
+    if (!declared[v.node] && !nd.outputs[v.port].name.empty()) return name_text(nd.outputs[v.port].name);
+    return name_text(nd.id) + (v.port ? ":" + std::to_string(v.port) : "");
+  };
+
+  std::string out;
+  if (!input_names.empty()) {
+    out += "input ";
+    for (std::size_t i = 0; i < input_names.size(); ++i) out += (i ? ", " : "") + input_names[i];
+    out += "\n";
+  }
+  for (NodeId n : g.topological_order()) {
+    if (declared[n]) continue;
+    const Node& nd = g.node(n);
+    for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {
+      if (k) out += ", ";
+      const std::string& name = nd.outputs[k].name;
+      if (!name.empty()) out += name_text(name);
+      else out += name_text(nd.id) + (k ? ":" + std::to_string(k) : "");
+    }
+    out += " = " + op_text(nd.op.name()) + "(";
+    for (std::size_t i = 0; i < nd.inputs.size(); ++i) out += (i ? ", " : "") + ref(nd.inputs[i]);
+    out += ")";
+    if (!nd.attrs.empty()) {
+      out += " {";
+      bool first = true;
+      for (const auto& [key, value] : nd.attrs) {
+        out += (first ? "" : ", ") + name_text(key) + " = " +
+               value_text(value, "node '" + nd.id + "', attribute '" + key + "'");
+        first = false;
+      }
+      out += "}";
+    }
+    // The reader takes the first target as the id; say the id when that is not it.
+    if (!nd.outputs[0].name.empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
+    out += "\n";
+  }
+  if (!g.outputs().empty()) {
+    out += "output ";
+    for (std::size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", " : "") + ref(g.outputs()[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace graphfuse

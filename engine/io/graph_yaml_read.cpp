@@ -1,0 +1,149 @@
+// The YAML / JSON graph reader (JSON is YAML to yaml-cpp, so one reader serves both):
+// the schema of DESIGN.md -> GraphBuilder -> Graph, errors at yaml-cpp's marks.
+#include "dsl/parser.h"
+#include "graph_build.h"
+#include "graphfuse/io.h"
+#include "yaml_values.h"
+
+namespace graphfuse {
+
+namespace {
+
+using textio::PendingNode;
+using textio::PendingRef;
+using textio::YamlEntry;
+using textio::YamlSource;
+
+class YamlReader {
+ public:
+  YamlReader(std::string_view text, const std::string& file) {
+    src_.file = file;
+    src_.lines = dsl::split_lines(text);
+  }
+
+  Graph read(std::string_view text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      src_.fail(src_.loc(e.mark), "malformed YAML/JSON: " + e.msg);
+    }
+    if (!root.IsMap())
+      src_.fail(root.IsNull() ? SourceLoc{src_.file, 1, 1} : src_.loc(root),
+                "expected a mapping with a `nodes:` list (and optional `inputs:`, `outputs:`)");
+    auto top = textio::yaml_entries(root, src_, "graph");
+    const YAML::Node *nodes = nullptr, *inputs = nullptr, *outputs = nullptr, *props = nullptr;
+    for (const YamlEntry& e : top) {
+      if (e.key == "nodes") nodes = &e.value;
+      else if (e.key == "inputs") inputs = &e.value;
+      else if (e.key == "outputs") outputs = &e.value;
+      else if (e.key == "properties") props = &e.value;
+      else src_.fail(e.key_node, "unknown key '" + e.key + "' (expected nodes, inputs, outputs, properties)");
+    }
+    if (!nodes) src_.fail(root, "the graph has no `nodes:` list");
+    if (!nodes->IsSequence()) src_.fail(*nodes, "`nodes` must be a list of nodes");
+    std::vector<std::string> input_ops;  // Input nodes in file order, for a missing `inputs`
+    for (const auto& n : *nodes) {
+      PendingNode p = node(n);
+      if (p.op == ops::kInput) input_ops.push_back(p.id);
+      builder_.add_node(std::move(p));
+    }
+    if (inputs) {
+      for (const auto& r : list(*inputs, "`inputs`")) {
+        PendingRef ref = value_ref(r, "a graph input");
+        // A graph input need not be listed among the nodes: it is then an Input node.
+        if (!builder_.has_node(ref.name)) {
+          PendingNode in;
+          in.id = ref.name;
+          in.op = std::string(ops::kInput);
+          in.loc = ref.loc;
+          builder_.add_node(std::move(in));
+        }
+        builder_.add_graph_input(std::move(ref));
+      }
+    } else {
+      for (const auto& id : input_ops) builder_.add_graph_input(PendingRef{id, -1, false, {}});
+    }
+    if (outputs)
+      for (const auto& r : list(*outputs, "`outputs`")) builder_.add_graph_output(value_ref(r, "a graph output"));
+    Graph g = builder_.build(src_.file);
+    if (props)
+      for (const YamlEntry& e : textio::yaml_entries(*props, src_, "properties"))
+        g.properties().set(e.key, textio::yaml_attr_value(e.value, src_, "property '" + e.key + "'"));
+    return g;
+  }
+
+  const YamlSource& source() const { return src_; }
+
+ private:
+  std::vector<YAML::Node> list(const YAML::Node& n, const std::string& what) {
+    if (!n.IsSequence()) src_.fail(n, what + " must be a list");
+    return std::vector<YAML::Node>(n.begin(), n.end());
+  }
+
+  PendingRef value_ref(const YAML::Node& n, const std::string& what, bool may_be_absent = false) {
+    if (may_be_absent && (n.IsNull() || (n.IsScalar() && n.Scalar().empty())))
+      return PendingRef{"", -1, true, src_.loc(n)};
+    return PendingRef{textio::yaml_name(n, src_, what), -1, false, src_.loc(n)};
+  }
+
+  PendingNode node(const YAML::Node& n) {
+    PendingNode p;
+    p.loc = src_.loc(n);
+    if (!n.IsMap()) src_.fail(n, "a node must be a mapping {id: ..., op_type: ..., inputs: [...]}");
+    auto es = textio::yaml_entries(n, src_, "node");
+    const YAML::Node *id = nullptr, *op = nullptr, *ins = nullptr, *outs = nullptr, *attrs = nullptr,
+                     *types = nullptr;
+    for (const YamlEntry& e : es) {
+      if (e.key == "id") id = &e.value;
+      else if (e.key == "op_type") op = &e.value;
+      else if (e.key == "inputs") ins = &e.value;
+      else if (e.key == "outputs") outs = &e.value;
+      else if (e.key == "attributes") attrs = &e.value;
+      else if (e.key == "types") types = &e.value;
+      else src_.fail(e.key_node, "node: unknown key '" + e.key + "' (expected id, op_type, inputs, outputs, attributes, types)");
+    }
+    if (!id) src_.fail(n, "node has no `id`");
+    p.id = textio::yaml_name(*id, src_, "node id");
+    std::string what = "node '" + p.id + "'";
+    if (!op) src_.fail(n, what + " has no `op_type`");
+    p.op = textio::yaml_name(*op, src_, what + ": op_type");
+    if (ins)
+      for (const auto& r : list(*ins, what + ": `inputs`")) p.inputs.push_back(value_ref(r, what + ": an input", true));
+    if (outs) {
+      for (const auto& o : list(*outs, what + ": `outputs`"))
+        p.output_names.push_back(textio::yaml_name(o, src_, what + ": an output name"));
+      if (p.output_names.empty()) src_.fail(*outs, what + ": `outputs` must name at least one output");
+    }
+    if (types) {
+      auto ts = list(*types, what + ": `types`");
+      std::size_t count = std::max<std::size_t>(1, p.output_names.size());
+      if (ts.size() != count)
+        src_.fail(*types, what + ": `types` has " + std::to_string(ts.size()) + " entries for " +
+                              std::to_string(count) + " output(s)");
+      for (const auto& t : ts) p.output_types.push_back(textio::yaml_value_type(t, src_, what + ": a type"));
+    }
+    if (attrs)
+      for (const YamlEntry& e : textio::yaml_entries(*attrs, src_, what + ": attributes"))
+        p.attrs.set(e.key, textio::yaml_attr_value(e.value, src_, what + ": attribute '" + e.key + "'"));
+    return p;
+  }
+
+  YamlSource src_;
+  textio::GraphBuilder builder_;
+};
+
+}  // namespace
+
+Graph parse_graph_yaml(std::string_view text, const std::string& file) {
+  YamlReader reader(text, file);
+  try {
+    return reader.read(text);
+  } catch (const Error& e) {
+    // The builder's errors know only positions; show the offending line too.
+    if (!e.source_line().empty() || e.loc().file != file) throw;
+    reader.source().fail(e.loc(), e.message());
+  }
+}
+
+}  // namespace graphfuse

@@ -1,0 +1,332 @@
+// Attribute values and tensors as text: round-tripping numbers, tensor elements, base64,
+// string escapes.
+#include "text_values.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace graphfuse::textio {
+
+namespace {
+
+/// Reads `s` the way every reader does (as a double) and narrows; true when it gives `f` back.
+bool reads_back(const std::string& s, float f) {
+  double d = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+  auto g = static_cast<float>(d);
+  return std::memcmp(&g, &f, sizeof f) == 0;
+}
+
+std::string floatify(std::string s) {
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+// IEEE half and bfloat16 <-> float. Half rounds to nearest even, so a value that came from
+// a half converts back to the same bits.
+float half_to_float(std::uint16_t h) {
+  std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal half: normalise
+    int e = -1;
+    do {
+      ++e;
+      man <<= 1;
+    } while ((man & 0x400u) == 0);
+    bits = sign | (static_cast<std::uint32_t>(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+std::uint16_t float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  std::uint32_t sign = (x >> 16) & 0x8000u;
+  std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
+  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (abs < 0x38800000u) {  // subnormal or zero half
+    if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
+    std::uint32_t man = (abs & 0x7fffffu) | 0x800000u;
+    int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+    std::uint32_t half = man >> shift;
+    std::uint32_t rest = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1u))) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t h = ((abs >> 13) - (112u << 10));
+  std::uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+float bf16_to_float(std::uint16_t b) {
+  std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+std::uint16_t float_to_bf16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>(x >> 16);
+}
+
+template <class T>
+void append_ints(std::string& out, const Tensor& t) {
+  const char* p = t.data->data();
+  for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) {
+    T v;
+    std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+    if (i) out += ", ";
+    out += std::to_string(v);
+  }
+}
+
+template <class T, class Decode>
+void append_floats(std::string& out, const Tensor& t, const FloatWords& w, Decode decode) {
+  const char* p = t.data->data();
+  for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) {
+    T v;
+    std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+    if (i) out += ", ";
+    out += decode(v, w);
+  }
+}
+
+/// Stores one element as T, checking integer range; "" or an error message.
+template <class T>
+std::string put_int(const Element& e, std::string& bytes) {
+  std::int64_t v = e.i;
+  if (!e.is_int) {
+    if (!std::isfinite(e.d) || std::trunc(e.d) != e.d || std::fabs(e.d) > 9.2e18)
+      return "integer tensor element is not an integer";
+    v = static_cast<std::int64_t>(e.d);
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    if (v != 0 && v != 1) return "bool tensor element must be 0 or 1";
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+    if (v < 0) return "value " + std::to_string(v) + " out of range for uint64";
+  } else if constexpr (!std::is_same_v<T, std::int64_t>) {
+    if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+        v > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+      return "value " + std::to_string(v) + " out of range for the tensor's element type";
+  }
+  auto x = static_cast<T>(v);
+  bytes.append(reinterpret_cast<const char*>(&x), sizeof x);
+  return {};
+}
+
+}  // namespace
+
+std::string format_float(float f, const FloatWords& words) {
+  if (std::isnan(f)) return words.nan;
+  if (std::isinf(f)) return f < 0 ? words.neg_inf : words.inf;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, f);
+  std::string s = floatify(std::string(buf, r.ptr));
+  if (reads_back(s, f)) return s;
+  // Double rounding (decimal -> double -> float) can miss by one ulp in rare cases; the
+  // double's own shortest form always narrows back exactly.
+  r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(f));
+  return floatify(std::string(buf, r.ptr));
+}
+
+std::string format_double(double d, const FloatWords& words) {
+  if (std::isnan(d)) return words.nan;
+  if (std::isinf(d)) return d < 0 ? words.neg_inf : words.inf;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return floatify(std::string(buf, r.ptr));
+}
+
+void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords& w,
+                            const std::string& what) {
+  if (!t.has_data()) return;
+  std::size_t size = dtype_size(t.dtype);
+  if (size == 0 || dtype_name(t.dtype) == "undefined")
+    throw Error(what + ": cannot write a tensor of element type " + std::string(dtype_name(t.dtype)) +
+                " (" + std::to_string(static_cast<int>(t.dtype)) + ") as text");
+  if (t.num_elements() < 0 || t.data->size() != static_cast<std::size_t>(t.num_elements()) * size)
+    throw Error(what + ": tensor data size does not match its shape");
+  auto f32 = [](float v, const FloatWords& w) { return format_float(v, w); };
+  switch (t.dtype) {
+    case DType::Float32: return append_floats<float>(out, t, w, f32);
+    case DType::Float64:
+      return append_floats<double>(out, t, w, [](double v, const FloatWords& w) { return format_double(v, w); });
+    case DType::Float16:
+      return append_floats<std::uint16_t>(out, t, w, [](std::uint16_t v, const FloatWords& w) {
+        return format_float(half_to_float(v), w);
+      });
+    case DType::BFloat16:
+      return append_floats<std::uint16_t>(out, t, w, [](std::uint16_t v, const FloatWords& w) {
+        return format_float(bf16_to_float(v), w);
+      });
+    case DType::Int8: return append_ints<std::int8_t>(out, t);
+    case DType::Int16: return append_ints<std::int16_t>(out, t);
+    case DType::Int32: return append_ints<std::int32_t>(out, t);
+    case DType::Int64: return append_ints<std::int64_t>(out, t);
+    case DType::UInt8: return append_ints<std::uint8_t>(out, t);
+    case DType::UInt16: return append_ints<std::uint16_t>(out, t);
+    case DType::UInt32: return append_ints<std::uint32_t>(out, t);
+    case DType::UInt64: return append_ints<std::uint64_t>(out, t);
+    case DType::Bool: return append_ints<std::uint8_t>(out, t);
+    default: throw Error(what + ": cannot write this tensor element type as text");
+  }
+}
+
+std::string make_tensor(DType dtype, std::vector<std::int64_t> shape, bool has_data,
+                        const std::vector<Element>& data, Tensor& out) {
+  std::int64_t count = 1;
+  for (auto d : shape) {
+    if (d < 0) return "tensor dimensions must not be negative";
+    if (d != 0 && count > (std::int64_t{1} << 40) / d) return "tensor shape is too large";
+    count *= d;
+  }
+  out = Tensor{};
+  out.dtype = dtype;
+  out.shape = std::move(shape);
+  if (!has_data) return {};
+  std::size_t size = dtype_size(dtype);
+  if (size == 0) return "a tensor of element type " + std::string(dtype_name(dtype)) + " cannot hold data";
+  if (static_cast<std::int64_t>(data.size()) != count)
+    return "tensor has " + std::to_string(data.size()) + " values but its shape needs " + std::to_string(count);
+  std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(count) * size);
+  for (const Element& e : data) {
+    double d = e.is_int ? static_cast<double>(e.i) : e.d;
+    std::string err;
+    switch (dtype) {
+      case DType::Float32: {
+        float f;
+        if (!to_float32(d, f)) return "value out of float32 range";
+        bytes.append(reinterpret_cast<const char*>(&f), sizeof f);
+        break;
+      }
+      case DType::Float64: bytes.append(reinterpret_cast<const char*>(&d), sizeof d); break;
+      case DType::Float16: {
+        std::uint16_t h = float_to_half(static_cast<float>(d));
+        bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
+        break;
+      }
+      case DType::BFloat16: {
+        std::uint16_t h = float_to_bf16(static_cast<float>(d));
+        bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
+        break;
+      }
+      case DType::Int8: err = put_int<std::int8_t>(e, bytes); break;
+      case DType::Int16: err = put_int<std::int16_t>(e, bytes); break;
+      case DType::Int32: err = put_int<std::int32_t>(e, bytes); break;
+      case DType::Int64: err = put_int<std::int64_t>(e, bytes); break;
+      case DType::UInt8: err = put_int<std::uint8_t>(e, bytes); break;
+      case DType::UInt16: err = put_int<std::uint16_t>(e, bytes); break;
+      case DType::UInt32: err = put_int<std::uint32_t>(e, bytes); break;
+      case DType::UInt64: err = put_int<std::uint64_t>(e, bytes); break;
+      case DType::Bool: err = put_int<bool>(e, bytes); break;
+      default: return "a tensor of this element type cannot hold data";
+    }
+    if (!err.empty()) return err;
+  }
+  out.data = std::make_shared<const std::string>(std::move(bytes));
+  return {};
+}
+
+bool to_float32(double d, float& out) {
+  out = static_cast<float>(d);
+  return !(std::isinf(out) && std::isfinite(d));
+}
+
+namespace {
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    std::uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) |
+                      (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+    out += kB64[v >> 18];
+    out += kB64[(v >> 12) & 63];
+    out += kB64[(v >> 6) & 63];
+    out += kB64[v & 63];
+  }
+  if (i < bytes.size()) {
+    std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    out += kB64[v >> 18];
+    out += kB64[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kB64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+bool base64_decode(std::string_view text, std::string& out) {
+  out.clear();
+  if (text.size() % 4 != 0) return false;
+  auto value = [](char c) -> int {
+    const char* p = std::strchr(kB64, c);
+    return c != '\0' && p ? static_cast<int>(p - kB64) : -1;
+  };
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = text[i + k];
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        v[k] = 0;
+        ++pad;
+      } else if (pad > 0 || (v[k] = value(c)) < 0) {
+        return false;
+      }
+    }
+    std::uint32_t x = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out += static_cast<char>(x >> 16);
+    if (pad < 2) out += static_cast<char>((x >> 8) & 255);
+    if (pad < 1) out += static_cast<char>(x & 255);
+  }
+  return true;
+}
+
+std::string quote_string(std::string_view s, bool json) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += json ? "\\u00" : "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace graphfuse::textio

@@ -1,0 +1,60 @@
+// Internal to io: spelling attribute values and tensors as text (numbers that round-trip,
+// tensor elements, base64 for opaque bytes), shared by the .graph, YAML, JSON and DOT forms.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/attribute.h"
+#include "graphfuse/error.h"
+
+namespace graphfuse::textio {
+
+/// How a format spells non-finite floats.
+struct FloatWords {
+  const char* inf;
+  const char* neg_inf;
+  const char* nan;
+};
+inline constexpr FloatWords kGraphWords{"inf", "-inf", "nan"};
+inline constexpr FloatWords kYamlWords{".inf", "-.inf", ".nan"};
+inline constexpr FloatWords kJsonWords{"Infinity", "-Infinity", "NaN"};
+
+/// The shortest text that reads back as exactly `f` through a double (the readers parse
+/// numbers as double and narrow), always with a '.' or an exponent so it reads as a float.
+std::string format_float(float f, const FloatWords& words);
+/// Same for a double.
+std::string format_double(double d, const FloatWords& words);
+
+/// Appends a tensor's elements, comma-separated, in the format's number spelling.
+/// Throws Error (naming `what`) when the element type cannot be written as numbers.
+void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords& words,
+                            const std::string& what);
+
+/// One element as read from a file: an integer exactly, or a double.
+struct Element {
+  bool is_int = true;
+  std::int64_t i = 0;
+  double d = 0;
+};
+/// Builds a tensor from elements; returns "" on success or a message saying what is wrong
+/// (count does not match the shape, a value out of the element type's range, ...).
+std::string make_tensor(DType dtype, std::vector<std::int64_t> shape, bool has_data,
+                        const std::vector<Element>& data, Tensor& out);
+
+/// Base64 (RFC 4648, with padding) for opaque bytes.
+std::string base64_encode(std::string_view bytes);
+/// Decodes base64; returns false on malformed input.
+bool base64_decode(std::string_view text, std::string& out);
+
+/// `s` as a double-quoted string with \" \\ \n \t \r and \xHH (YAML / .graph) escapes,
+/// or \u00HH escapes when `json`.
+std::string quote_string(std::string_view s, bool json = false);
+
+/// Narrows a double read from a file to a float32 attribute; false when a finite value
+/// does not fit in float32.
+bool to_float32(double d, float& out);
+
+}  // namespace graphfuse::textio

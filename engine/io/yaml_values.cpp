@@ -1,0 +1,307 @@
+// Typed attribute values, tensors and value types from yaml-cpp nodes (YAML and JSON).
+#include "yaml_values.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "text_values.h"
+
+namespace graphfuse::textio {
+
+SourceLoc YamlSource::loc(const YAML::Mark& m) const {
+  if (m.line < 0) return SourceLoc{file};
+  return SourceLoc{file, m.line + 1, m.column + 1};
+}
+
+SourceLoc YamlSource::loc(const YAML::Node& n) const { return loc(n.Mark()); }
+
+void YamlSource::fail(const SourceLoc& at, const std::string& msg) const {
+  std::string line;
+  if (lines && at.line > 0 && static_cast<std::size_t>(at.line) <= lines->size())
+    line = (*lines)[static_cast<std::size_t>(at.line) - 1];
+  throw Error(at, msg, line);
+}
+
+namespace {
+
+enum class Kind { Int, Float, String, Bool, Tensor };
+
+const char* kind_word(Kind k) {
+  switch (k) {
+    case Kind::Int: return "an int";
+    case Kind::Float: return "a float";
+    case Kind::String: return "a string";
+    case Kind::Bool: return "a bool";
+    case Kind::Tensor: return "a tensor";
+  }
+  return "?";
+}
+
+/// A scalar's typed reading; see yaml_attr_value for the rules.
+struct Scalar {
+  Kind kind = Kind::String;
+  std::int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  std::string s;
+};
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// [-+]? (digits [. digits*] | . digits) ([eE] [-+]? digits)? with a '.' or an exponent.
+bool float_syntax(std::string_view s) {
+  std::size_t p = 0;
+  if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
+  std::size_t int_start = p;
+  while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
+  bool mantissa = p > int_start, marked = false;
+  if (p < s.size() && s[p] == '.') {
+    marked = true;
+    std::size_t f = ++p;
+    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
+    mantissa = mantissa || p > f;
+  }
+  if (!mantissa) return false;
+  if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
+    marked = true;
+    ++p;
+    if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
+    if (!all_digits(s.substr(p))) return false;
+    p = s.size();
+  }
+  return marked && p == s.size();
+}
+
+Scalar read_scalar(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  Scalar out;
+  out.s = n.Scalar();
+  const std::string& tag = n.Tag();
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return out;  // quoted: always a string
+  if (tag != "?") src.fail(n, what + ": unsupported YAML tag '" + tag + "'");
+  const std::string& s = out.s;
+  if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") {
+    out.kind = Kind::Bool;
+    out.b = s[0] == 't' || s[0] == 'T';
+    return out;
+  }
+  std::string_view body(s);
+  bool neg = !body.empty() && body[0] == '-';
+  if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
+  if (all_digits(body)) {
+    out.kind = Kind::Int;
+    std::string digits = (neg ? "-" : "") + std::string(body);
+    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), out.i);
+    if (r.ec != std::errc()) src.fail(n, what + ": integer " + s + " out of int64 range");
+    return out;
+  }
+  static const std::set<std::string_view> kInf = {".inf", ".Inf", ".INF", "inf", "Infinity"};
+  static const std::set<std::string_view> kNan = {".nan", ".NaN", ".NAN", "nan", "NaN"};
+  if (kInf.count(body)) {
+    out.kind = Kind::Float;
+    out.d = neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    return out;
+  }
+  if (kNan.count(s)) {
+    out.kind = Kind::Float;
+    out.d = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
+  if (float_syntax(s)) {
+    out.kind = Kind::Float;
+    std::string text(body);
+    if (text[0] == '.') text.insert(text.begin(), '0');
+    auto r = std::from_chars(text.data(), text.data() + text.size(), out.d);
+    if (r.ec != std::errc()) src.fail(n, what + ": number " + s + " out of range");
+    if (neg) out.d = -out.d;
+  }
+  return out;
+}
+
+float narrow(double d, const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  float f;
+  if (!to_float32(d, f)) src.fail(n, what + ": float out of float32 range");
+  return f;
+}
+
+const YAML::Node* find_key(const std::vector<YamlEntry>& es, const char* key) {
+  for (const auto& e : es)
+    if (e.key == key) return &e.value;
+  return nullptr;
+}
+
+void only_keys(const std::vector<YamlEntry>& es, std::initializer_list<const char*> keys,
+               const YamlSource& src, const std::string& what) {
+  for (const auto& e : es)
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return e.key == k; })) {
+      std::string list;
+      for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
+      src.fail(e.key_node, what + ": unknown key '" + e.key + "' (expected " + list + ")");
+    }
+}
+
+std::vector<std::int64_t> int_list(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  if (!n.IsSequence()) src.fail(n, what + " must be a list of integers");
+  std::vector<std::int64_t> out;
+  for (const auto& e : n) {
+    Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
+    if (!e.IsScalar() || s.kind != Kind::Int) src.fail(e, what + " must be a list of integers");
+    out.push_back(s.i);
+  }
+  return out;
+}
+
+DType dtype_of(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  if (!n.IsScalar()) src.fail(n, what + ": expected an element type such as float32");
+  Scalar s = read_scalar(n, src, what);
+  if (s.kind == Kind::Int) return static_cast<DType>(s.i);  // an ONNX type number with no name
+  auto t = dtype_from_name(s.s);
+  if (!t) src.fail(n, what + ": unknown element type '" + s.s + "'");
+  return *t;
+}
+
+Tensor read_tensor(const YAML::Node& n, const std::vector<YamlEntry>& es, const YamlSource& src,
+                   const std::string& what) {
+  only_keys(es, {"tensor", "shape", "data"}, src, what);
+  DType dtype = dtype_of(*find_key(es, "tensor"), src, what);
+  const YAML::Node* shape = find_key(es, "shape");
+  if (!shape) src.fail(n, what + ": a tensor needs a `shape` list ([] for a scalar)");
+  const YAML::Node* data = find_key(es, "data");
+  std::vector<Element> elems;
+  if (data) {
+    if (!data->IsSequence()) src.fail(*data, what + ": tensor `data` must be a list of numbers");
+    for (const auto& e : *data) {
+      Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
+      if (!e.IsScalar() || s.kind == Kind::String) src.fail(e, what + ": tensor data must be numbers");
+      if (s.kind == Kind::Float) elems.push_back(Element{false, 0, s.d});
+      else elems.push_back(Element{true, s.kind == Kind::Bool ? std::int64_t{s.b} : s.i, 0});
+    }
+  }
+  Tensor out;
+  std::string err = make_tensor(dtype, int_list(*shape, src, what + ": tensor shape"), data != nullptr, elems, out);
+  if (!err.empty()) src.fail(data ? *data : n, what + ": " + err);
+  return out;
+}
+
+}  // namespace
+
+std::vector<YamlEntry> yaml_entries(const YAML::Node& map, const YamlSource& src, const std::string& what) {
+  if (!map.IsMap()) src.fail(map, what + ": expected a mapping");
+  std::vector<YamlEntry> out;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (!it->first.IsScalar()) src.fail(it->first, what + ": keys must be plain names");
+    std::string key = it->first.Scalar();
+    for (const auto& e : out)
+      if (e.key == key) src.fail(it->first, what + ": duplicate key '" + key + "'");
+    out.push_back(YamlEntry{std::move(key), it->first, it->second});
+  }
+  return out;
+}
+
+std::string yaml_name(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  if (!n.IsScalar() || n.Scalar().empty()) src.fail(n, what + " must be a non-empty name");
+  return n.Scalar();
+}
+
+AttrValue yaml_attr_value(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  if (n.IsScalar()) {
+    Scalar s = read_scalar(n, src, what);
+    switch (s.kind) {
+      case Kind::Int: return s.i;
+      case Kind::Float: return narrow(s.d, n, src, what);
+      case Kind::Bool: return s.b;
+      default: return s.s;
+    }
+  }
+  if (n.IsMap()) {
+    auto es = yaml_entries(n, src, what);
+    if (find_key(es, "tensor")) return read_tensor(n, es, src, what);
+    if (const YAML::Node* kind = find_key(es, "opaque")) {
+      only_keys(es, {"opaque", "bytes"}, src, what);
+      const YAML::Node* bytes = find_key(es, "bytes");
+      Opaque o{yaml_name(*kind, src, what + ": opaque kind"), {}};
+      if (!bytes || !bytes->IsScalar() || !base64_decode(bytes->Scalar(), o.bytes))
+        src.fail(bytes ? *bytes : n, what + ": opaque `bytes` must be base64");
+      return o;
+    }
+    src.fail(n, what + ": a mapping value must be a tensor {tensor: float32, shape: [..], data: [..]}");
+  }
+  if (!n.IsSequence()) src.fail(n, what + " has no value");
+  std::vector<Scalar> items;
+  std::vector<Tensor> tensors;
+  Kind kind = Kind::Int;
+  std::size_t index = 0;
+  for (const auto& e : n) {
+    Kind k;
+    if (e.IsMap()) {
+      auto es = yaml_entries(e, src, what);
+      if (!find_key(es, "tensor")) src.fail(e, what + ": list elements may be numbers, strings, bools or tensors");
+      tensors.push_back(read_tensor(e, es, src, what));
+      k = Kind::Tensor;
+    } else if (e.IsScalar()) {
+      items.push_back(read_scalar(e, src, what));
+      k = items.back().kind;
+    } else {
+      src.fail(e, what + ": lists of lists are not attribute values");
+    }
+    bool numeric = (k == Kind::Int || k == Kind::Float) && (kind == Kind::Int || kind == Kind::Float);
+    if (index > 0 && k != kind && !numeric)
+      src.fail(e, what + ": list element " + std::to_string(index) + " is " + kind_word(k) +
+                      ", unlike the elements before it (a list holds numbers, strings, bools or tensors)");
+    if (index == 0 || k == Kind::Float) kind = k;
+    ++index;
+  }
+  switch (kind) {
+    case Kind::Int: {
+      std::vector<std::int64_t> v;
+      for (const auto& s : items) v.push_back(s.i);
+      return v;
+    }
+    case Kind::Float: {
+      std::vector<float> v;
+      for (const auto& s : items) v.push_back(narrow(s.kind == Kind::Int ? static_cast<double>(s.i) : s.d, n, src, what));
+      return v;
+    }
+    case Kind::Bool: {
+      std::vector<bool> v;
+      for (const auto& s : items) v.push_back(s.b);
+      return v;
+    }
+    case Kind::String: {
+      std::vector<std::string> v;
+      for (const auto& s : items) v.push_back(s.s);
+      return v;
+    }
+    case Kind::Tensor: return tensors;
+  }
+  return std::vector<std::int64_t>{};
+}
+
+ValueType yaml_value_type(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+  auto es = yaml_entries(n, src, what);
+  only_keys(es, {"dtype", "shape"}, src, what);
+  ValueType t;
+  if (const YAML::Node* d = find_key(es, "dtype")) t.dtype = dtype_of(*d, src, what);
+  if (const YAML::Node* shape = find_key(es, "shape")) {
+    if (!shape->IsSequence()) src.fail(*shape, what + ": shape must be a list");
+    t.shape_known = true;
+    bool any_param = false;
+    std::vector<std::string> params;
+    for (const auto& e : *shape) {
+      Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
+      if (!e.IsScalar() || (s.kind != Kind::Int && s.kind != Kind::String) || s.s.empty())
+        src.fail(e, what + ": a dimension is an integer (-1 unknown) or a name");
+      t.shape.push_back(s.kind == Kind::Int ? s.i : -1);
+      params.push_back(s.kind == Kind::String ? s.s : std::string());
+      any_param = any_param || s.kind == Kind::String;
+    }
+    if (any_param) t.dim_params = std::move(params);
+  }
+  return t;
+}
+
+}  // namespace graphfuse::textio
