@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
-#include <fstream>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -378,19 +376,7 @@ void save_onnx(const Graph& g, const std::string& path) {
     if (!e.loc().file.empty()) throw;
     throw Error(SourceLoc{path}, e.message());
   }
-  // TODO(io): switch to write_file_atomic (engine/io/graph_files.cpp) once it lands.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush()) {
-      std::remove(tmp.c_str());
-      throw Error(SourceLoc{path}, "cannot write the ONNX model");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(SourceLoc{path}, "cannot replace the file with the written model");
-  }
+  write_file_atomic(path, bytes);
 }
 
 }  // namespace graphfuse
