@@ -15,5 +15,6 @@ void register_apply(CLI::App& app, Handler& run);
 void register_info(CLI::App& app, Handler& run);
 void register_dot(CLI::App& app, Handler& run);
 void register_gen(CLI::App& app, Handler& run);
+void register_test(CLI::App& app, Handler& run);
 
 }  // namespace graphfuse::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   cli::register_info(app, run);
   cli::register_dot(app, run);
   cli::register_gen(app, run);
+  cli::register_test(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
