@@ -57,7 +57,7 @@ TEST(RuleLoader, LoadsSeedFile) {
   EXPECT_EQ(r.depth, 2);
   EXPECT_EQ(r.label(), path + ":4 conv2d_biasadd_relu");
   ASSERT_EQ(rs.files().size(), 1u);
-  EXPECT_EQ(rs.files()[0].tests_line, 0);
+  EXPECT_EQ(rs.files()[0].tests_line, 13);  // rule tests, run by `graphfuse test`
   EXPECT_EQ(rs.rules_for(OpType::intern("ReLU")).size(), 1u);
   EXPECT_TRUE(rs.rules_for(OpType::intern("Conv2D")).empty());
   EXPECT_EQ(rs.max_depth(), 2);
