@@ -29,6 +29,11 @@ std::vector<Tensor> onnx_conv(ConvImpl impl, const KernelCall& c, bool fused) {
   const Tensor* z = fused ? c.input(3) : nullptr;
   p.has_bias = b != nullptr;
   p.has_sum = z != nullptr;
+  // The executor only sends ChannelsLast inputs to kernels registered for them.
+  p.src_channels_last = c.layout(0) == Layout::ChannelsLast;
+  p.dst_channels_last = c.prefer_channels_last;
+  c.out_layout = p.dst_channels_last ? Layout::ChannelsLast : Layout::Plain;
+  if (z) check(c.layout(3) == c.out_layout, "sum input Z must be in the output's layout");
   if (fused)
     p.act = parse_activation(attr_string(c.attrs, "activation", ""),
                              attr_floats(c.attrs, "activation_params"));
@@ -74,9 +79,10 @@ std::vector<Tensor> tf_conv(ConvImpl impl, const KernelCall& c, bool fused) {
 
 }  // namespace
 
-void register_conv_ops(KernelRegistry& r, ConvImpl impl) {
-  r.add("Conv", [impl](const KernelCall& c) { return onnx_conv(impl, c, false); });
-  r.add("com.microsoft.FusedConv", [impl](const KernelCall& c) { return onnx_conv(impl, c, true); });
+void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last) {
+  const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
+  r.add("Conv", [impl](const KernelCall& c) { return onnx_conv(impl, c, false); }, ls);
+  r.add("com.microsoft.FusedConv", [impl](const KernelCall& c) { return onnx_conv(impl, c, true); }, ls);
   r.add("Conv2D", [impl](const KernelCall& c) { return tf_conv(impl, c, false); });
   static constexpr std::array<const char*, 13> kFused{
       "FusedConv2D", "_FusedConv2D", "FusedConv2D_BiasAdd", "FusedConv2D_BiasAdd_ReLU",
@@ -112,6 +118,7 @@ std::vector<Tensor> bias_add_op(BiasAddImpl impl, const KernelCall& c) {
 
 std::vector<Tensor> activation_op(ActivationImpl impl, const ActivationSpec& a, const KernelCall& c) {
   const Tensor& x = c.required(0);
+  c.out_layout = c.layout(0);  // elementwise: the bytes keep their order
   Tensor y = alloc_f32(x.shape);
   impl(a, f32(x, "input"), mut<float>(y), x.num_elements());
   return {y};
@@ -129,10 +136,12 @@ ActivationSpec clip_spec(const KernelCall& c) {
 
 }  // namespace
 
-void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act) {
+void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act,
+                           bool elementwise_layouts) {
+  const LayoutSupport ls = elementwise_layouts ? LayoutSupport::Elementwise : LayoutSupport::PlainOnly;
   r.add("BiasAdd", [bias](const KernelCall& c) { return bias_add_op(bias, c); });
   auto fixed = [&](const char* op, ActivationSpec spec) {
-    r.add(op, [act, spec](const KernelCall& c) { return activation_op(act, spec, c); });
+    r.add(op, [act, spec](const KernelCall& c) { return activation_op(act, spec, c); }, ls);
   };
   fixed("Relu", {Activation::Relu});
   fixed("ReLU", {Activation::Relu});
@@ -144,12 +153,12 @@ void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl a
   r.add("LeakyRelu", [act](const KernelCall& c) {
     // ONNX's default alpha (0.01); TF graphs that rely on TF's 0.2 must say so.
     return activation_op(act, {Activation::LeakyRelu, attr_float(c.attrs, "alpha", 0.01f)}, c);
-  });
+  }, ls);
   r.add("HardSigmoid", [act](const KernelCall& c) {
     return activation_op(act, {Activation::HardSigmoid, attr_float(c.attrs, "alpha", 0.2f),
                                attr_float(c.attrs, "beta", 0.5f)}, c);
-  });
-  r.add("Clip", [act](const KernelCall& c) { return activation_op(act, clip_spec(c), c); });
+  }, ls);
+  r.add("Clip", [act](const KernelCall& c) { return activation_op(act, clip_spec(c), c); }, ls);
 }
 
 }  // namespace graphfuse::kernels

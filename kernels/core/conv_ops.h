@@ -17,10 +17,13 @@ using ActivationImpl = void (*)(const ActivationSpec& act, const float* x, float
                                 std::int64_t n);
 
 /// Registers Conv, com.microsoft.FusedConv, Conv2D, the FusedConv2D_BiasAdd* family and
-/// _FusedConv2D, all computing through `impl`.
-void register_conv_ops(KernelRegistry& r, ConvImpl impl);
+/// _FusedConv2D, all computing through `impl`. With channels_last, the ONNX ops declare
+/// LayoutSupport::ChannelsLast (impl must honour ConvParams' layout flags).
+void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last);
 /// Registers BiasAdd and the single-activation ops (Relu, ReLU, Sigmoid, Tanh, LeakyRelu,
 /// HardSigmoid, HardSwish, Clip, Relu6) through the given implementations.
-void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act);
+/// With elementwise_layouts the activation ops declare LayoutSupport::Elementwise.
+void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act,
+                           bool elementwise_layouts);
 
 }  // namespace graphfuse::kernels

@@ -17,6 +17,14 @@ std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t s, std::i
   return out;
 }
 
+// A ChannelsLast input gives a ChannelsLast output (the executor only sends one to
+// kernels registered for it).
+void set_layouts(PoolParams& p, const KernelCall& c) {
+  p.src_channels_last = c.layout(0) == Layout::ChannelsLast;
+  p.dst_channels_last = p.src_channels_last;
+  c.out_layout = p.dst_channels_last ? Layout::ChannelsLast : Layout::Plain;
+}
+
 std::vector<Tensor> pool(PoolImpl impl, const KernelCall& c, bool is_max) {
   const Tensor& x = c.required(0);
   check(x.shape.size() == 4, "only 2-D pooling over NCHW is supported, input is " +
@@ -53,6 +61,7 @@ std::vector<Tensor> pool(PoolImpl impl, const KernelCall& c, bool is_max) {
   }
   p.out_h = pooled_size(p.h, p.kh, p.stride_h, p.dil_h, p.pad_t, p.pad_b, ceil_mode);
   p.out_w = pooled_size(p.w, p.kw, p.stride_w, p.dil_w, p.pad_l, p.pad_r, ceil_mode);
+  set_layouts(p, c);
   Tensor y = alloc_f32({p.n, p.c, p.out_h, p.out_w});
   impl(p, f32(x, "X"), mut<float>(y));
   return {y};
@@ -67,6 +76,7 @@ std::vector<Tensor> global_pool(PoolImpl impl, const KernelCall& c, bool is_max)
   p.max = is_max;
   p.n = x.shape[0], p.c = x.shape[1], p.h = x.shape[2], p.w = x.shape[3];
   p.kh = p.h, p.kw = p.w, p.out_h = 1, p.out_w = 1;
+  set_layouts(p, c);
   Tensor y = alloc_f32({p.n, p.c, 1, 1});
   impl(p, f32(x, "X"), mut<float>(y));
   return {y};
@@ -74,11 +84,12 @@ std::vector<Tensor> global_pool(PoolImpl impl, const KernelCall& c, bool is_max)
 
 }  // namespace
 
-void register_pool_ops(KernelRegistry& r, PoolImpl impl) {
-  r.add("MaxPool", [impl](const KernelCall& c) { return pool(impl, c, true); });
-  r.add("AveragePool", [impl](const KernelCall& c) { return pool(impl, c, false); });
-  r.add("GlobalAveragePool", [impl](const KernelCall& c) { return global_pool(impl, c, false); });
-  r.add("GlobalMaxPool", [impl](const KernelCall& c) { return global_pool(impl, c, true); });
+void register_pool_ops(KernelRegistry& r, PoolImpl impl, bool channels_last) {
+  const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
+  r.add("MaxPool", [impl](const KernelCall& c) { return pool(impl, c, true); }, ls);
+  r.add("AveragePool", [impl](const KernelCall& c) { return pool(impl, c, false); }, ls);
+  r.add("GlobalAveragePool", [impl](const KernelCall& c) { return global_pool(impl, c, false); }, ls);
+  r.add("GlobalMaxPool", [impl](const KernelCall& c) { return global_pool(impl, c, true); }, ls);
 }
 
 }  // namespace graphfuse::kernels

@@ -21,16 +21,23 @@ const Tensor& KernelCall::required(std::size_t i) const {
   return *t;
 }
 
-void KernelRegistry::add(std::string op, KernelFn fn) { map_[std::move(op)] = std::move(fn); }
+void KernelRegistry::add(std::string op, KernelFn fn, LayoutSupport support) {
+  map_[std::move(op)] = Entry{std::move(fn), support};
+}
 
 const KernelFn* KernelRegistry::find(std::string_view op) const {
   auto it = map_.find(op);
-  return it == map_.end() ? nullptr : &it->second;
+  return it == map_.end() ? nullptr : &it->second.fn;
+}
+
+LayoutSupport KernelRegistry::layout_support(std::string_view op) const {
+  auto it = map_.find(op);
+  return it == map_.end() ? LayoutSupport::PlainOnly : it->second.support;
 }
 
 std::vector<std::string> KernelRegistry::ops() const {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : map_) names.push_back(name);
+  for (const auto& [name, entry] : map_) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -71,7 +78,7 @@ std::vector<Tensor> run_op(KernelSet set, std::string_view op, const std::vector
                            const Attributes& attrs, std::size_t num_outputs) {
   const KernelFn* fn = registry(set).find(op);
   if (!fn) fail("no kernel for op '" + std::string(op) + "'");
-  KernelCall call{op, op, attrs, {}, {}, num_outputs};
+  KernelCall call(op, op, attrs, num_outputs);
   for (const auto& t : inputs) call.inputs.push_back(t.dtype == DType::Undefined ? nullptr : &t);
   try {
     return (*fn)(call);

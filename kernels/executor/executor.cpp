@@ -6,6 +6,7 @@
 
 #include "core/util.h"
 #include "executor/random_data.h"
+#include "fast/layout.h"
 
 namespace graphfuse::kernels {
 
@@ -13,6 +14,7 @@ struct Executor::Plan {
   struct Step {
     NodeId node;
     const KernelFn* kernel;  // null for Input and constant nodes
+    LayoutSupport support;
     std::vector<bool> input_is_const;
   };
   std::vector<Step> steps;
@@ -47,6 +49,57 @@ Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
   return random_tensor(seed, n.id, shape, role_of_constant(g, id, shape));
 }
 
+// Values with their physical layouts, for the channels-last mode.
+struct Values {
+  std::vector<std::vector<Tensor>> t;
+  std::vector<std::vector<Layout>> layout;
+
+  Layout layout_of(ValueRef v) const {
+    return v.port < layout[v.node].size() ? layout[v.node][v.port] : Layout::Plain;
+  }
+  // Converts v in place (every later consumer sees the new layout).
+  void convert(ValueRef v, Layout to) {
+    if (layout_of(v) == to || v.port >= t[v.node].size()) return;
+    Tensor& x = t[v.node][v.port];
+    x = fast::convert_layout(x, layout_of(v), to);
+    layout[v.node].resize(t[v.node].size(), Layout::Plain);
+    layout[v.node][v.port] = to;
+  }
+};
+
+bool is_activation4d(const Tensor* x) { return x && x->shape.size() == 4 && x->dtype == DType::Float32; }
+
+// Brings n's inputs into layouts its kernel accepts (see LayoutSupport).
+void fit_layouts(const Node& n, LayoutSupport support, Values& vals, KernelCall& call) {
+  const auto& ins = n.inputs;
+  if (support == LayoutSupport::ChannelsLast) {
+    // Input 0 as it is; a residual input (Z) joins the output's layout.
+    for (std::size_t k = 1; k < ins.size(); ++k)
+      if (ins[k].valid() && is_activation4d(call.inputs[k]) && !call.is_const(k)) vals.convert(ins[k], Layout::ChannelsLast);
+    call.prefer_channels_last = true;
+  } else if (support == LayoutSupport::Elementwise) {
+    const Tensor* first_cl = nullptr;
+    for (std::size_t k = 0; k < ins.size(); ++k)
+      if (ins[k].valid() && vals.layout_of(ins[k]) == Layout::ChannelsLast) first_cl = call.inputs[k];
+    bool same = first_cl != nullptr;
+    for (std::size_t k = 0; same && k < ins.size(); ++k)
+      if (const Tensor* x = call.inputs[k]; x && x->num_elements() != 1 && x->shape != first_cl->shape) same = false;
+    // Same-shape operands (or scalars): order does not matter, go channels-last together.
+    for (std::size_t k = 0; k < ins.size(); ++k)
+      if (ins[k].valid() && is_activation4d(call.inputs[k]) && call.inputs[k]->num_elements() != 1)
+        vals.convert(ins[k], same ? Layout::ChannelsLast : Layout::Plain);
+  } else {
+    for (const ValueRef& in : ins)
+      if (in.valid()) vals.convert(in, Layout::Plain);
+  }
+  // Conversions replaced tensors: re-point the call and record the layouts.
+  call.layouts.clear();
+  for (std::size_t k = 0; k < ins.size(); ++k) {
+    call.layouts.push_back(ins[k].valid() ? vals.layout_of(ins[k]) : Layout::Plain);
+    if (ins[k].valid()) call.inputs[k] = &vals.t[ins[k].node][ins[k].port];
+  }
+}
+
 }  // namespace
 
 Executor::Executor(const Graph& g, ExecOptions options)
@@ -60,7 +113,7 @@ Executor::Executor(const Graph& g, ExecOptions options)
   for (const ValueRef& o : g.outputs()) plan_->pinned[o.node] = true;
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
-    Plan::Step step{id, nullptr, {}};
+    Plan::Step step{id, nullptr, reg.layout_support(n.op.name()), {}};
     if (is_constant(g, {id, 0})) {
       plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
       plan_->pinned[id] = true;
@@ -91,7 +144,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     throw Error("graph has " + std::to_string(g_.inputs().size()) + " inputs, " +
                 std::to_string(inputs.size()) + " tensors given");
   const NodeId cap = g_.capacity();
-  std::vector<std::vector<Tensor>> values(cap);
+  const bool channels_last = options_.set == KernelSet::Fast && options_.channels_last;
+  Values vals{std::vector<std::vector<Tensor>>(cap), std::vector<std::vector<Layout>>(cap)};
+  auto& values = vals.t;
   for (std::size_t i = 0; i < inputs.size(); ++i) values[g_.inputs()[i]] = {inputs[i]};
   std::vector<int> uses = plan_->uses;
   if (profile) *profile = RunProfile{};
@@ -103,7 +158,8 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
       continue;
     }
     if (!step.kernel) continue;  // a graph input, already bound
-    KernelCall call{n.id, n.op.name(), n.attrs, {}, step.input_is_const, n.outputs.size()};
+    KernelCall call(n.id, n.op.name(), n.attrs, n.outputs.size());
+    call.input_is_const = step.input_is_const;
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueRef& in = n.inputs[k];
       if (!in.valid()) {
@@ -118,7 +174,16 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     }
     const auto t0 = Clock::now();
     try {
+      if (channels_last) fit_layouts(n, step.support, vals, call);
       values[step.node] = (*step.kernel)(call);
+      auto& lay = vals.layout[step.node];
+      lay.assign(values[step.node].size(), Layout::Plain);
+      for (std::size_t k = 0; k < lay.size(); ++k) {
+        const auto& sh = values[step.node][k].shape;
+        // 1x1 planes or one channel: both orders are the same bytes, call it Plain.
+        if (call.out_layout == Layout::ChannelsLast && sh.size() == 4 && sh[1] > 1 && sh[2] * sh[3] > 1)
+          lay[k] = Layout::ChannelsLast;
+      }
     } catch (const Error& e) {
       throw Error(n.loc, where(n) + ": " + e.message());
     } catch (const std::exception& e) {
@@ -133,6 +198,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     for (const ValueRef& in : n.inputs)
       if (in.valid() && --uses[in.node] == 0 && !plan_->pinned[in.node]) values[in.node].clear();
   }
+  for (const ValueRef& o : g_.outputs()) vals.convert(o, Layout::Plain);
   if (profile) profile->total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   std::vector<Tensor> out;
   for (const ValueRef& o : g_.outputs()) {

@@ -48,11 +48,8 @@ struct ConvEntry {
   dnnl::convolution_forward prim;
   memory::desc user_src, user_dst, user_wei;
   bool reorder_src = false, reorder_dst = false, reorder_wei = false;
-  std::mutex mu;  // guards the members below (scratch buffers and the weight cache)
+  std::mutex mu;  // guards the scratch buffers
   std::optional<memory> src_buf, dst_buf;
-  std::weak_ptr<const void> w_owner;
-  const float* w_ptr = nullptr;
-  std::optional<memory> w_buf;
 };
 
 std::string key_of(const ConvParams& p) {
@@ -61,19 +58,21 @@ std::string key_of(const ConvParams& p) {
     << ':' << p.c_out << ',' << p.kh << ',' << p.kw << ',' << p.group << ':' << p.stride_h << ','
     << p.stride_w << ',' << p.dil_h << ',' << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ','
     << p.pad_b << ',' << p.pad_r << ':' << p.has_bias << p.has_sum << ':'
-    << static_cast<int>(p.act.kind) << ',' << p.act.alpha << ',' << p.act.beta;
+    << static_cast<int>(p.act.kind) << ',' << p.act.alpha << ',' << p.act.beta << ':'
+    << p.src_channels_last << p.dst_channels_last;
   return k.str();
 }
 
 std::shared_ptr<ConvEntry> build(const ConvParams& p) {
   const bool nchw = p.layout == ConvLayout::NchwOihw;
-  const tag act_tag = nchw ? tag::nchw : tag::nhwc;
-  memory::desc user_src({p.n, p.c_in, p.h, p.w}, dt::f32, act_tag);
-  memory::desc user_dst({p.n, p.c_out, p.out_h, p.out_w}, dt::f32, act_tag);
-  // NHWC is oneDNN's native plain layout for its brgemm kernels: no reorders needed.
-  const bool blocked = nchw && nchw_blocked();
-  memory::desc src_md = blocked ? memory::desc(user_src.dims(), dt::f32, tag::any) : user_src;
-  memory::desc dst_md = blocked ? memory::desc(user_dst.dims(), dt::f32, tag::any) : user_dst;
+  const bool src_nhwc = !nchw || p.src_channels_last, dst_nhwc = !nchw || p.dst_channels_last;
+  memory::desc user_src({p.n, p.c_in, p.h, p.w}, dt::f32, src_nhwc ? tag::nhwc : tag::nchw);
+  memory::desc user_dst({p.n, p.c_out, p.out_h, p.out_w}, dt::f32, dst_nhwc ? tag::nhwc : tag::nchw);
+  // NHWC is oneDNN's native plain layout for its brgemm kernels: taken as it is. Plain
+  // NCHW is left to oneDNN's choice (and reordered) unless GRAPHFUSE_CONV_NCHW=plain.
+  const bool any = nchw_blocked();
+  memory::desc src_md = !src_nhwc && any ? memory::desc(user_src.dims(), dt::f32, tag::any) : user_src;
+  memory::desc dst_md = !dst_nhwc && any ? memory::desc(user_dst.dims(), dt::f32, tag::any) : user_dst;
   memory::desc wei_md(weights_dims(p), dt::f32, tag::any);
   memory::desc bias_md = p.has_bias ? memory::desc({p.c_out}, dt::f32, tag::a) : memory::desc();
   dnnl::convolution_forward::desc d(
@@ -115,19 +114,7 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
   const auto& pd = e->pd;
 
   memory wei = wrap(e->user_wei, w);
-  if (e->reorder_wei) {
-    // Constant weights are reordered once and kept while their owner lives.
-    const bool cached = weights_owner && e->w_buf && e->w_ptr == w &&
-                        e->w_owner.lock() == weights_owner;
-    if (!cached) {
-      memory buf(pd.weights_desc(), cpu_engine());
-      dnnl::reorder(wei, buf).execute(strm, wei, buf);
-      e->w_buf = buf;
-      e->w_ptr = weights_owner ? w : nullptr;
-      e->w_owner = weights_owner;
-    }
-    wei = *e->w_buf;
-  }
+  if (e->reorder_wei) wei = reordered_weights(wei, pd.weights_desc(), weights_owner);
   memory src = wrap(e->user_src, x);
   if (e->reorder_src) {
     if (!e->src_buf) e->src_buf = memory(pd.src_desc(), cpu_engine());
@@ -141,7 +128,7 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
     dst = *e->dst_buf;
   }
   if (p.has_sum) {
-    // The sum post-op adds what the destination holds: put z there first.
+    // The sum post-op adds what the destination holds: put z (in y's layout) there first.
     memory zm = wrap(e->user_dst, z);
     if (e->reorder_dst)
       dnnl::reorder(zm, dst).execute(strm, zm, dst);
@@ -158,5 +145,5 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
 }  // namespace graphfuse::kernels::fast
 
 namespace graphfuse::kernels {
-void register_fast_conv(KernelRegistry& r) { register_conv_ops(r, fast::conv2d); }
+void register_fast_conv(KernelRegistry& r) { register_conv_ops(r, fast::conv2d, true); }
 }  // namespace graphfuse::kernels

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <vector>
+
 namespace graphfuse::kernels::fast {
 
 dnnl::engine& cpu_engine() {
@@ -20,6 +22,34 @@ int omp_threads() {
   using GetFn = int (*)();
   static const auto get = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
   return get ? get() : 1;
+}
+
+dnnl::memory reordered_weights(const dnnl::memory& user, const dnnl::memory::desc& target,
+                               const std::shared_ptr<const void>& owner) {
+  struct Entry {
+    std::weak_ptr<const void> owner;
+    dnnl::memory::desc desc;
+    dnnl::memory mem;
+  };
+  static std::mutex mu;
+  static std::unordered_map<const void*, std::vector<Entry>> cache;
+  const void* key = user.get_data_handle();
+  if (owner) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& list = cache[key];
+    // Drop copies whose owner died (its address may now hold other weights).
+    std::erase_if(list, [](const Entry& e) { return e.owner.expired(); });
+    for (const Entry& e : list)
+      if (e.desc == target && e.owner.lock() == owner) return e.mem;
+  }
+  dnnl::memory out(target, cpu_engine());
+  dnnl::reorder(user, out).execute(cpu_stream(), const_cast<dnnl::memory&>(user), out);
+  cpu_stream().wait();
+  if (owner) {
+    std::lock_guard<std::mutex> lock(mu);
+    cache[key].push_back({owner, target, out});
+  }
+  return out;
 }
 
 void append_activation(dnnl::post_ops& po, const ActivationSpec& act) {

@@ -29,6 +29,12 @@ inline dnnl::memory wrap(const dnnl::memory::desc& md, const float* p) {
   return dnnl::memory(md, cpu_engine(), const_cast<float*>(p));
 }
 
+/// `user` (constant weights) reordered into `target`. With an owner, the result is cached
+/// per (address, target layout) for as long as the owner lives, so every layer keeps its
+/// own reordered copy even when many layers share one primitive; without, it is redone.
+dnnl::memory reordered_weights(const dnnl::memory& user, const dnnl::memory::desc& target,
+                               const std::shared_ptr<const void>& owner);
+
 /// A thread-safe map from a shape key to a built primitive (and whatever else the kernel
 /// derives from the shape). Building a primitive descriptor costs far more than running
 /// a small primitive, so every fast kernel looks its primitive up here first.

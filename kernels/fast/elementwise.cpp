@@ -117,6 +117,11 @@ Tensor binary_f32(const Tensor& a, const Tensor& b, F f) {
 std::vector<Tensor> binary(const KernelFn& fallback, const KernelCall& c) {
   const Tensor& a = c.required(0);
   const Tensor& b = c.required(1);
+  // The executor sends ChannelsLast only as same-shape 4-D operands (or with a scalar),
+  // for which the element order does not matter.
+  c.out_layout = c.layout(0) == Layout::ChannelsLast || c.layout(1) == Layout::ChannelsLast
+                     ? Layout::ChannelsLast
+                     : Layout::Plain;
   if (a.dtype != DType::Float32 || b.dtype != DType::Float32) return fallback(c);  // shape math
   switch (binary_op_from_name(c.op)) {
     case BinaryOp::Add: return {binary_f32(a, b, [](float u, float v) { return u + v; })};
@@ -133,6 +138,7 @@ std::vector<Tensor> binary(const KernelFn& fallback, const KernelCall& c) {
 
 std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
   const Tensor& x = c.required(0);
+  c.out_layout = c.layout(0);
   Tensor y = alloc_f32(x.shape);
   const float* xp = f32(x, "input");
   float* yp = mut<float>(y);
@@ -146,13 +152,13 @@ std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
 }  // namespace
 
 void register_fast_elementwise(KernelRegistry& r) {
-  register_epilogue_ops(r, fast::bias_add, fast::activation);
+  register_epilogue_ops(r, fast::bias_add, fast::activation, true);
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"}) {
     KernelFn ref = *r.find(op);
-    r.add(op, [ref](const KernelCall& c) { return binary(ref, c); });
+    r.add(op, [ref](const KernelCall& c) { return binary(ref, c); }, LayoutSupport::Elementwise);
   }
   auto un = [&](const char* op, UnaryOp u) {
-    r.add(op, [u](const KernelCall& c) { return unary(u, 0.0f, c); });
+    r.add(op, [u](const KernelCall& c) { return unary(u, 0.0f, c); }, LayoutSupport::Elementwise);
   };
   un("Sqrt", UnaryOp::Sqrt);
   un("Erf", UnaryOp::Erf);
@@ -160,7 +166,7 @@ void register_fast_elementwise(KernelRegistry& r) {
   un("com.microsoft.Gelu", UnaryOp::Gelu);
   r.add("com.microsoft.QuickGelu", [](const KernelCall& c) {
     return unary(UnaryOp::QuickGelu, attr_float(c.attrs, "alpha", 1.702f), c);
-  });
+  }, LayoutSupport::Elementwise);
 }
 
 }  // namespace graphfuse::kernels

@@ -30,10 +30,6 @@ struct MatMulEntry {
   dnnl::matmul prim;
   memory::desc a_md, b_md, y_md, bias_md;
   bool reorder_b = false;
-  std::mutex mu;  // guards the cached weights
-  std::weak_ptr<const void> b_owner;
-  const float* b_ptr = nullptr;
-  std::optional<memory> b_buf;
 };
 
 // Uniform stride between batch offsets, or -1 when they follow no single stride.
@@ -100,18 +96,7 @@ void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* 
   auto e = cache().get(k.str(), [&] { return build(s, pl); });
   auto& strm = cpu_stream();
   memory bm = wrap(e->b_md, b);
-  std::unique_lock<std::mutex> lock(e->mu);
-  if (e->reorder_b) {
-    const bool cached = b_owner && e->b_buf && e->b_ptr == b && e->b_owner.lock() == b_owner;
-    if (!cached) {
-      memory buf(e->pd.weights_desc(), cpu_engine());
-      dnnl::reorder(bm, buf).execute(strm, bm, buf);
-      e->b_buf = buf;
-      e->b_ptr = b_owner ? b : nullptr;
-      e->b_owner = b_owner;
-    }
-    bm = *e->b_buf;
-  }
+  if (e->reorder_b) bm = reordered_weights(bm, e->pd.weights_desc(), b_owner);
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, wrap(e->a_md, a)}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, wrap(e->y_md, y)}};
   if (pl.bias) args.emplace(DNNL_ARG_BIAS, wrap(e->bias_md, c));

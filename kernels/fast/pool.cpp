@@ -1,8 +1,10 @@
 // Fast pooling on oneDNN (pooling_v2 for dilations), cached per shape.
 #include <sstream>
+#include <vector>
 
 #include "core/pool_ops.h"
 #include "fast/dnnl_common.h"
+#include "fast/layout.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -29,16 +31,26 @@ void fast_pool(const PoolParams& p, const float* x, float* y) {
   const std::int64_t pad_r = (p.out_w - 1) * p.stride_w + (p.kw - 1) * p.dil_w + 1 - p.w - p.pad_l;
   const bool overhang = pad_b != p.pad_b || pad_r != p.pad_r;
   if ((!p.max && p.count_include_pad && overhang) || pad_b < 0 || pad_r < 0) {
-    reference::pool2d(p, x, y);
+    if (!p.src_channels_last) return reference::pool2d(p, x, y);
+    // The reference loop reads NCHW: convert around it.
+    std::vector<float> xp(static_cast<std::size_t>(p.n * p.c * p.h * p.w));
+    std::vector<float> yp(static_cast<std::size_t>(p.n * p.c * p.out_h * p.out_w));
+    convert_layout(x, xp.data(), p.n, p.c, p.h, p.w, Layout::ChannelsLast, Layout::Plain);
+    PoolParams q = p;
+    q.src_channels_last = q.dst_channels_last = false;
+    reference::pool2d(q, xp.data(), yp.data());
+    convert_layout(yp.data(), y, p.n, p.c, p.out_h, p.out_w, Layout::Plain, Layout::ChannelsLast);
     return;
   }
   std::ostringstream k;
   k << omp_threads() << 't' << p.max << p.count_include_pad << ':' << p.n << ',' << p.c << ',' << p.h << ',' << p.w << ':'
     << p.kh << ',' << p.kw << ',' << p.stride_h << ',' << p.stride_w << ',' << p.dil_h << ','
-    << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ',' << pad_b << ',' << pad_r;
+    << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ',' << pad_b << ',' << pad_r << ':'
+    << p.src_channels_last;
   auto e = cache().get(k.str(), [&] {
-    memory::desc src({p.n, p.c, p.h, p.w}, memory::data_type::f32, memory::format_tag::nchw);
-    memory::desc dst({p.n, p.c, p.out_h, p.out_w}, memory::data_type::f32, memory::format_tag::nchw);
+    const auto tag = p.src_channels_last ? memory::format_tag::nhwc : memory::format_tag::nchw;
+    memory::desc src({p.n, p.c, p.h, p.w}, memory::data_type::f32, tag);
+    memory::desc dst({p.n, p.c, p.out_h, p.out_w}, memory::data_type::f32, tag);
     const auto alg = p.max ? dnnl::algorithm::pooling_max
                      : p.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                            : dnnl::algorithm::pooling_avg_exclude_padding;
@@ -58,5 +70,5 @@ void fast_pool(const PoolParams& p, const float* x, float* y) {
 }  // namespace graphfuse::kernels::fast
 
 namespace graphfuse::kernels {
-void register_fast_pool(KernelRegistry& r) { register_pool_ops(r, fast::fast_pool); }
+void register_fast_pool(KernelRegistry& r) { register_pool_ops(r, fast::fast_pool, true); }
 }  // namespace graphfuse::kernels

@@ -1,5 +1,6 @@
 // Reference convolution: a direct loop nest per output element, accumulated in double.
 #include "core/conv_ops.h"
+#include "core/util.h"
 
 namespace graphfuse::kernels::reference {
 
@@ -16,6 +17,7 @@ Strides4 act_strides(ConvLayout l, std::int64_t c, std::int64_t h, std::int64_t 
 
 void conv2d(const ConvParams& p, const float* x, const float* w, const float* b, const float* z,
             float* y) {
+  check(!p.src_channels_last && !p.dst_channels_last, "reference conv2d takes plain layouts only");
   const std::int64_t cg_in = p.c_in / p.group, cg_out = p.c_out / p.group;
   const Strides4 xs = act_strides(p.layout, p.c_in, p.h, p.w);
   const Strides4 ys = act_strides(p.layout, p.c_out, p.out_h, p.out_w);
@@ -69,7 +71,8 @@ namespace graphfuse::kernels {
 void register_reference_conv(KernelRegistry& r) {
   register_conv_ops(r, [](const ConvParams& p, const float* x, const float* w, const float* b,
                           const float* z, float* y,
-                          std::shared_ptr<const void>) { reference::conv2d(p, x, w, b, z, y); });
-  register_epilogue_ops(r, reference::bias_add, reference::activation);
+                          std::shared_ptr<const void>) { reference::conv2d(p, x, w, b, z, y); },
+                    false);
+  register_epilogue_ops(r, reference::bias_add, reference::activation, false);
 }
 }  // namespace graphfuse::kernels

@@ -8,6 +8,7 @@ namespace graphfuse::kernels {
 
 namespace reference {
 void pool2d(const PoolParams& p, const float* x, float* y) {
+  check(!p.src_channels_last && !p.dst_channels_last, "reference pooling takes plain layouts only");
   for (std::int64_t plane = 0; plane < p.n * p.c; ++plane) {
     const float* xp = x + plane * p.h * p.w;
     float* yp = y + plane * p.out_h * p.out_w;
@@ -35,6 +36,6 @@ void pool2d(const PoolParams& p, const float* x, float* y) {
 }
 }  // namespace reference
 
-void register_reference_pool(KernelRegistry& r) { register_pool_ops(r, reference::pool2d); }
+void register_reference_pool(KernelRegistry& r) { register_pool_ops(r, reference::pool2d, false); }
 
 }  // namespace graphfuse::kernels

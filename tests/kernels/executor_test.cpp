@@ -47,6 +47,44 @@ TEST(Executor, FusedGraphMatchesUnfusedInBothKernelSets) {
   expect_close(f[0], r[0]);
 }
 
+// An NCHW graph mixing layout-aware kernels (Conv, Relu, Add, MaxPool) with ones that
+// need NCHW (Concat, Transpose): channels-last mode must convert exactly where needed.
+TEST(Executor, ChannelsLastModeMatchesPlain) {
+  Graph g;
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = {1, 3, 12, 10};
+  t.shape_known = true;
+  auto x = g.add_input("x", t);
+  auto cst = [&](const char* id, Shape s) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}}));
+  };
+  Attributes pad = attrs({{"pads", Shape{1, 1, 1, 1}}});
+  auto c1 = g.add_node("c1", OpType::intern("Conv"), {{x, 0}, {cst("w1", {8, 3, 3, 3}), 0}, {cst("b1", {8}), 0}}, pad);
+  auto r1 = g.add_node("r1", OpType::intern("Relu"), {{c1, 0}});
+  auto c2 = g.add_node("c2", OpType::intern("Conv"), {{r1, 0}, {cst("w2", {8, 8, 3, 3}), 0}}, pad);
+  auto add = g.add_node("add", OpType::intern("Add"), {{c2, 0}, {r1, 0}});
+  auto clip = g.add_node("clip", OpType::intern("Clip"), {{add, 0}, {g.add_node("lo", OpType::intern("Const"), {}, attrs({{"value", T({}, {0.0f})}})), 0}});
+  auto cat = g.add_node("cat", OpType::intern("Concat"), {{clip, 0}, {r1, 0}}, attrs({{"axis", std::int64_t{1}}}));
+  auto pool = g.add_node("pool", OpType::intern("MaxPool"), {{cat, 0}}, attrs({{"kernel_shape", Shape{2, 2}}, {"strides", Shape{2, 2}}}));
+  auto fc = g.add_node("fc", OpType::intern("com.microsoft.FusedConv"),
+                       {{pool, 0}, {cst("w3", {4, 16, 1, 1}), 0}, {cst("b3", {4}), 0},
+                        {g.add_node("z", OpType::intern("Conv"), {{pool, 0}, {cst("w4", {4, 16, 1, 1}), 0}}), 0}},
+                       attrs({{"activation", std::string("Relu")}}));
+  auto tr = g.add_node("tr", OpType::intern("Transpose"), {{fc, 0}}, attrs({{"perm", Shape{0, 2, 3, 1}}}));
+  g.add_output({tr, 0});
+  g.add_output({add, 0});
+  auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 3, {}});
+  gk::ExecOptions plain{gk::KernelSet::Fast, 2, 3, {}};
+  plain.channels_last = false;
+  auto p = gk::run_graph(g, {}, plain);
+  auto c = gk::run_graph(g, {}, {gk::KernelSet::Fast, 2, 3, {}});
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    expect_close(p[i], r[i], 1e-4, 1e-5, "plain");
+    expect_close(c[i], r[i], 1e-4, 1e-5, "channels-last");
+  }
+}
+
 TEST(Executor, SeedsAreDeterministicAndDistinct) {
   const Graph g = tf_graph(false);
   auto a = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 1, {}});

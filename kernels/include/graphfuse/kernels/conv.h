@@ -45,6 +45,8 @@ struct ConvParams {
   bool has_bias = false;              ///< b: [Cout]
   bool has_sum = false;               ///< z: same shape as y, added before the activation
   ActivationSpec act;
+  /// NCHW layout only (fast kernels only): x, and y/z, are physically NHWC.
+  bool src_channels_last = false, dst_channels_last = false;
 
   /// Computes out_h/out_w and checks consistency; throws Error on bad geometry.
   void finalize();

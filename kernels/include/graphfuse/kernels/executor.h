@@ -25,6 +25,10 @@ struct ExecOptions {
   /// Shape for a graph input whose type gives none; empty = guess from its consumers
   /// (conv channel count, matmul K) with spatial size 16 and batch 1.
   std::vector<std::int64_t> default_input_shape;
+  /// Fast set only: keep 4-D activations NHWC between the kernels that take it (ONNX
+  /// convolutions, pooling, elementwise ops), converting only where a kernel needs NCHW.
+  /// Results are always returned NCHW.
+  bool channels_last = true;
 };
 
 /// Per-run measurements, filled when a RunProfile is passed to run_graph.

@@ -22,8 +22,24 @@ std::string_view kernel_set_name(KernelSet s);
 /// Inverse of kernel_set_name; throws Error listing the valid names.
 KernelSet kernel_set_from_name(std::string_view name);
 
+/// Physical order of a 4-D activation whose logical shape is NCHW: Plain = row-major in
+/// that order, ChannelsLast = the bytes are NHWC. Only the fast set's executor produces
+/// ChannelsLast values, and only for kernels that declare they accept them.
+enum class Layout : std::uint8_t { Plain, ChannelsLast };
+
+/// Which layouts a kernel accepts (the executor converts inputs to fit).
+enum class LayoutSupport : std::uint8_t {
+  PlainOnly,     ///< every input Plain (the default)
+  ChannelsLast,  ///< input 0 and a residual input may be ChannelsLast; sets out_layout
+  Elementwise,   ///< works on bytes: same-shape 4-D inputs in one layout, output alike
+};
+
 /// Everything a kernel sees of one node. Inputs are borrowed for the call only.
 struct KernelCall {
+  KernelCall(std::string_view node, std::string_view op_name, const Attributes& attributes,
+             std::size_t outputs = 1)
+      : node_id(node), op(op_name), attrs(attributes), num_outputs(outputs) {}
+
   std::string_view node_id;  ///< for error messages
   std::string_view op;       ///< the full op name ("Conv", "com.microsoft.FusedConv")
   const Attributes& attrs;
@@ -33,12 +49,19 @@ struct KernelCall {
   /// kernel may cache work derived from it (reordered weights) across runs.
   std::vector<bool> input_is_const;
   std::size_t num_outputs = 1;
+  /// Parallel to inputs when not empty: each input's physical layout (else all Plain).
+  std::vector<Layout> layouts;
+  /// For LayoutSupport::ChannelsLast kernels: produce ChannelsLast output if possible.
+  bool prefer_channels_last = false;
+  /// Set by the kernel: the physical layout of its 4-D outputs.
+  mutable Layout out_layout = Layout::Plain;
 
   /// Input i, or null when absent / out of range.
   const Tensor* input(std::size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   /// Input i; throws Error("missing input i") when absent.
   const Tensor& required(std::size_t i) const;
   bool is_const(std::size_t i) const { return i < input_is_const.size() && input_is_const[i]; }
+  Layout layout(std::size_t i) const { return i < layouts.size() ? layouts[i] : Layout::Plain; }
 };
 
 /// A kernel computes all outputs of a node (output k of the node is element k). It
@@ -49,9 +72,11 @@ using KernelFn = std::function<std::vector<Tensor>(const KernelCall&)>;
 class KernelRegistry {
  public:
   /// Registers (or replaces) the kernel for `op`.
-  void add(std::string op, KernelFn fn);
+  void add(std::string op, KernelFn fn, LayoutSupport support = LayoutSupport::PlainOnly);
   /// The kernel for `op`, or null.
   const KernelFn* find(std::string_view op) const;
+  /// What layouts `op`'s kernel accepts (PlainOnly for unknown ops).
+  LayoutSupport layout_support(std::string_view op) const;
   bool has(std::string_view op) const { return find(op) != nullptr; }
   /// Registered op names, sorted.
   std::vector<std::string> ops() const;
@@ -61,7 +86,11 @@ class KernelRegistry {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, KernelFn, Hash, std::equal_to<>> map_;
+  struct Entry {
+    KernelFn fn;
+    LayoutSupport support;
+  };
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;
 };
 
 /// The frozen registry of a kernel set. Fast = every reference kernel, with the ops

@@ -1,0 +1,58 @@
+// NCHW <-> NHWC reorders on oneDNN (threaded like the convolutions around them).
+#include "fast/layout.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "core/util.h"
+#include "fast/dnnl_common.h"
+
+namespace graphfuse::kernels::fast {
+
+namespace {
+struct ReorderEntry {
+  dnnl::memory::desc src, dst;
+  dnnl::reorder prim;
+};
+PrimitiveCache<ReorderEntry>& cache() {
+  static PrimitiveCache<ReorderEntry> c;
+  return c;
+}
+dnnl::memory::format_tag tag_of(Layout l) {
+  return l == Layout::ChannelsLast ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw;
+}
+}  // namespace
+
+void convert_layout(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t h,
+                    std::int64_t w, Layout from, Layout to) {
+  if (from == to || c == 1 || h * w == 1) {
+    // The two orders coincide; only the bytes need to be there.
+    if (src != dst) std::memcpy(dst, src, static_cast<std::size_t>(n * c * h * w) * sizeof(float));
+    return;
+  }
+  std::ostringstream k;
+  k << omp_threads() << 't' << n << ',' << c << ',' << h << ',' << w << ':' << static_cast<int>(from);
+  auto e = cache().get(k.str(), [&] {
+    using dnnl::memory;
+    memory::desc s({n, c, h, w}, memory::data_type::f32, tag_of(from));
+    memory::desc d({n, c, h, w}, memory::data_type::f32, tag_of(to));
+    auto r = std::make_shared<ReorderEntry>();
+    r->src = s;
+    r->dst = d;
+    r->prim = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), s, cpu_engine(), d));
+    return r;
+  });
+  auto& strm = cpu_stream();
+  e->prim.execute(strm, {{DNNL_ARG_FROM, wrap(e->src, src)}, {DNNL_ARG_TO, wrap(e->dst, dst)}});
+  strm.wait();
+}
+
+Tensor convert_layout(const Tensor& t, Layout from, Layout to) {
+  check(t.shape.size() == 4, "layout conversion needs a 4-D tensor, got " + shape_str(t.shape));
+  if (from == to) return t;
+  Tensor y = alloc_f32(t.shape);
+  convert_layout(f32(t, "input"), mut<float>(y), t.shape[0], t.shape[1], t.shape[2], t.shape[3], from, to);
+  return y;
+}
+
+}  // namespace graphfuse::kernels::fast
