@@ -20,6 +20,9 @@ struct ApplyOptions {
 };
 
 using Clock = std::chrono::steady_clock;
+std::string plural(std::size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -40,10 +43,10 @@ int run_apply(const ApplyOptions& o) {
   std::size_t total = 0;
   for (const RuleStats& s : report.rules) {
     total += s.applied;
-    std::cout << s.rule << ": " << s.applied << (s.applied == 1 ? " rewrite" : " rewrites") << "\n";
+    std::cout << s.rule << ": " << plural(s.applied, "rewrite") << "\n";
   }
   std::cout << "nodes: " << report.nodes_before << " -> " << report.nodes_after << " ("
-            << total << " rewrites in " << report.rounds << " rounds)\n";
+            << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
   std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "
             << rewrite_ms << " ms, save " << save_ms << " ms\n";
   std::cout << "wrote " << o.output << "\n";
@@ -54,7 +57,7 @@ int run_apply(const ApplyOptions& o) {
 void register_apply(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<ApplyOptions>();
   CLI::App* cmd = app.add_subcommand("apply", "Apply rule files to a graph until nothing matches");
-  cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required();
+  cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
   cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("-o,--output", opt->output, "Output graph; format by extension")->required();
   cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)");
