@@ -101,8 +101,7 @@ std::vector<NodeId> worklist(const Graph& g, const std::vector<NodeId>& seeds, i
           }
     begin = end;
   }
-  std::sort(out.begin(), out.end());  // visiting order does not matter; keep it tidy
-  return out;
+  return out;  // in discovery order: results do not depend on the visiting order
 }
 
 std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) {
