@@ -86,7 +86,8 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
       else if (key == "expect_error") tc.expect_error = scalar_at(f, kv.first, v, "expect_error");
       else if (key == "rules") {
         if (!v.IsSequence()) throw at(f, v.Mark(), "'rules' must be a list of rule names");
-        for (const auto& r : v) tc.only_rules.push_back(r.as<std::string>());
+        tc.only_rules.emplace();
+        for (const auto& r : v) tc.only_rules->push_back(r.as<std::string>());
       } else if (key == "max_rounds") tc.max_rounds = v.as<int>();
       else if (key == "threads") tc.threads = v.as<int>();
       else if (key == "verify") tc.verify = v.as<bool>();

@@ -27,7 +27,8 @@ struct RuleTestCase {
   ScalarAt input;
   ScalarAt expect;        ///< a graph, or "unchanged"
   ScalarAt expect_error;  ///< substring of the error the run must produce
-  std::vector<std::string> only_rules;
+  /// `rules:` of the case: run only these; nullopt = every rule of the file; empty = none.
+  std::optional<std::vector<std::string>> only_rules;
   std::optional<int> max_rounds;
   std::optional<int> threads;
   bool verify = false;

@@ -52,8 +52,14 @@ CaseOutcome run_case(const RuleTestFile& file, const RuleSet& rules, const RuleT
     RewriteOptions opt;
     if (tc.max_rounds) opt.max_rounds = *tc.max_rounds;
     if (tc.threads) opt.threads = *tc.threads;
-    opt.only_rules = tc.only_rules;
-    rewrite_graph(actual, rules, opt);
+    if (tc.only_rules) {
+      for (const std::string& name : *tc.only_rules)
+        if (!rules.find(name))
+          throw Error(SourceLoc{file.path, tc.line}, "case '" + tc.name + "' names unknown rule '" + name + "'");
+      opt.only_rules = *tc.only_rules;
+    }
+    // `rules: []` runs no rule at all (an empty only_rules would mean every rule).
+    if (!tc.only_rules || !tc.only_rules->empty()) rewrite_graph(actual, rules, opt);
   } catch (const Error& e) {
     if (tc.expect_error.present) {
       out.passed = std::string(e.what()).find(tc.expect_error.text) != std::string::npos;
