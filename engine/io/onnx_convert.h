@@ -24,6 +24,9 @@ inline constexpr std::string_view kModelVersion = "onnx.model_version";        /
 inline constexpr std::string_view kModelDoc = "onnx.doc_string";               ///< string
 inline constexpr std::string_view kGraphName = "onnx.graph_name";              ///< string
 inline constexpr std::string_view kGraphDoc = "onnx.graph_doc_string";         ///< string
+/// Model metadata key prefix for graphfuse's own node attributes (`_rule`), written as
+/// "graphfuse.attr:<node>:<attribute>" because ONNX Runtime rejects unknown attributes.
+inline constexpr std::string_view kGraphfuseAttrPrefix = "graphfuse.attr:";
 inline constexpr std::string_view kMetaKeys = "onnx.metadata_keys";            ///< strings
 inline constexpr std::string_view kMetaValues = "onnx.metadata_values";        ///< strings, parallel
 /// All graph input names in file order, including initializers declared as inputs.

@@ -200,6 +200,15 @@ class Exporter {
       while (count > 1 && names_({n, static_cast<std::uint32_t>(count - 1)}).empty()) --count;
       for (std::uint32_t k = 0; k < count; ++k) np->add_output(names_({n, k}));
       for (const auto& [name, value] : nd.attrs) {
+        // graphfuse's own attributes (`_rule` provenance) are not ONNX attributes: ONNX
+        // Runtime rejects unknown attributes, so they travel as model metadata instead.
+        if (name.starts_with('_')) {
+          const auto* text = std::get_if<std::string>(&value);
+          auto* kv = m_.add_metadata_props();
+          kv->set_key(std::string(kGraphfuseAttrPrefix) + nd.id + ":" + name);
+          kv->set_value(text ? *text : format_attr_value(value));
+          continue;
+        }
         auto* a = np->add_attribute();
         attribute_to_proto(name, value, *a, node_what(nd));
         check_outer_names(nd, *a);

@@ -95,6 +95,10 @@ class Importer {
     if (m.metadata_props_size() > 0) {
       std::vector<std::string> keys, values;
       for (const auto& kv : m.metadata_props()) {
+        if (kv.key().starts_with(kGraphfuseAttrPrefix)) {
+          graphfuse_attrs_.emplace_back(kv.key().substr(kGraphfuseAttrPrefix.size()), kv.value());
+          continue;
+        }
         keys.push_back(kv.key());
         values.push_back(kv.value());
       }
@@ -239,6 +243,13 @@ class Importer {
       }
       g_.set_inputs(made[static_cast<std::size_t>(i)], std::move(ins));
     }
+    // graphfuse's own attributes come back from the model metadata ("node:attr" keys);
+    // the attribute name never has a ':' so the node id is everything before the last one.
+    for (const auto& [key, value] : graphfuse_attrs_) {
+      auto colon = key.rfind(':');
+      auto node = colon == std::string::npos ? std::nullopt : g_.find(key.substr(0, colon));
+      if (node) g_.attrs(*node).set(key.substr(colon + 1), value);
+    }
     if (!doc_ids.empty()) {
       g_.properties().set(std::string(kNodeDocIds), std::move(doc_ids));
       g_.properties().set(std::string(kNodeDocs), std::move(docs));
@@ -298,6 +309,7 @@ class Importer {
   std::unordered_set<std::string> taken_;
   std::unordered_map<std::string, ValueRef> values_;
   std::unordered_map<std::string, ValueType> declared_;
+  std::vector<std::pair<std::string, std::string>> graphfuse_attrs_;  ///< "node:attr" -> value
 };
 
 }  // namespace

@@ -307,6 +307,26 @@ TEST(OnnxExport, NewDomainGetsAnOpsetImportAndNamesAreDerived) {
   EXPECT_EQ(last.attribute(1).i(), 1);  // bool -> INT
 }
 
+TEST(OnnxRoundTrip, ProvenanceTravelsAsMetadataNotAsAnAttribute) {
+  Graph g = import(hand_built_model());
+  NodeId add = *g.find("add");
+  g.attrs(add).set("_rule", std::string("my_rule"));
+  onnx::ModelProto out = onnx_io::model_from_graph(g);
+  // ONNX Runtime rejects unknown attributes, so `_rule` must not be one.
+  for (const auto& n : out.graph().node())
+    for (const auto& a : n.attribute()) EXPECT_NE(a.name(), "_rule");
+  bool in_metadata = false;
+  for (const auto& kv : out.metadata_props())
+    in_metadata = in_metadata || (kv.key() == "graphfuse.attr:add:_rule" && kv.value() == "my_rule");
+  EXPECT_TRUE(in_metadata);
+  Graph back = import(out);
+  const auto* rule = back.node(*back.find("add")).attrs.get_if<std::string>("_rule");
+  ASSERT_NE(rule, nullptr);
+  EXPECT_EQ(*rule, "my_rule");
+  // ... and does not pile up as plain metadata on a second round trip.
+  EXPECT_EQ(onnx_io::model_from_graph(back).metadata_props_size(), out.metadata_props_size());
+}
+
 TEST(OnnxExport, SubgraphReadingALostOuterValueIsAnError) {
   Graph g = import(hand_built_model());
   g.output_infos(*g.find("r"))[0].name = "renamed";  // the edge follows, the subgraph cannot
