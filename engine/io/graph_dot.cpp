@@ -1,6 +1,7 @@
 // The Graphviz DOT writer: one box per node labelled with its op type and id, edges from
 // producer to consumer labelled with the output port / input slot when not 0. Deterministic.
 #include "graphfuse/io.h"
+#include "text_values.h"
 
 namespace graphfuse {
 
@@ -28,7 +29,7 @@ std::string write_graph_dot(const Graph& g) {
   static const OpType kConst = OpType::intern(ops::kConst);
   // DOT ids are the topological index, so odd characters in node ids only ever appear
   // inside labels.
-  std::vector<NodeId> order = g.topological_order();
+  std::vector<NodeId> order = textio::write_order(g);
   std::vector<std::size_t> index(g.capacity(), 0);
   for (std::size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
 

@@ -136,7 +136,7 @@ std::string write_graph_text(const Graph& g) {
     for (std::size_t i = 0; i < input_names.size(); ++i) out += (i ? ", " : "") + input_names[i];
     out += "\n";
   }
-  for (NodeId n : g.topological_order()) {
+  for (NodeId n : textio::write_order(g)) {
     if (declared[n]) continue;
     const Node& nd = g.node(n);
     for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {

@@ -40,7 +40,7 @@ class Writer {
     for (NodeId n : g_.inputs()) ins.push_back(str(g_.node(n).id));
     for (ValueRef v : g_.outputs()) outs.push_back(ref(v));
     std::vector<std::string> nodes;
-    for (NodeId n : g_.topological_order()) nodes.push_back(node(n));
+    for (NodeId n : textio::write_order(g_)) nodes.push_back(node(n));
     std::string props;
     if (!g_.properties().empty()) props = attributes(g_.properties(), "graph properties");
     std::string out;
@@ -159,7 +159,12 @@ class Writer {
       for (ValueRef v : nd.inputs) ins.push_back(ref(v));
       s += ", " + key("inputs") + list(ins);
     }
-    bool named = std::any_of(nd.outputs.begin(), nd.outputs.end(), [](const OutputInfo& o) { return !o.name.empty(); });
+    // A name equal to the default (`id`, `id:k`) reads back as unnamed, so only other
+    // names call for the list; that keeps a second write byte-identical to the first.
+    bool named = false;
+    for (std::uint32_t k = 0; k < nd.outputs.size(); ++k)
+      named = named || (!nd.outputs[k].name.empty() &&
+                        nd.outputs[k].name != (k == 0 ? nd.id : nd.id + ":" + std::to_string(k)));
     if (nd.outputs.size() > 1 || named) {
       std::vector<std::string> outs;
       for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) outs.push_back(str(g_.value_name({n, k})));

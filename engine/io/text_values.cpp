@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <queue>
 
 namespace graphfuse::textio {
 
@@ -132,6 +133,27 @@ std::string put_int(const Element& e, std::string& bytes) {
 }
 
 }  // namespace
+
+std::vector<NodeId> write_order(const Graph& g) {
+  std::vector<std::uint32_t> pending(g.capacity(), 0);
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (NodeId n : g.nodes()) {
+    for (ValueRef v : g.node(n).inputs) pending[n] += v.valid();
+    if (pending[n] == 0) ready.push(n);
+  }
+  std::vector<NodeId> order;
+  order.reserve(g.size());
+  while (!ready.empty()) {
+    NodeId n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    for (std::uint32_t k = 0; k < g.node(n).outputs.size(); ++k)
+      for (const Use& u : g.consumers({n, k}))
+        if (--pending[u.node] == 0) ready.push(u.node);
+  }
+  if (order.size() != g.size()) return g.topological_order();  // throws naming a node on the cycle
+  return order;
+}
 
 std::string format_float(float f, const FloatWords& words) {
   if (std::isnan(f)) return words.nan;

@@ -9,8 +9,14 @@
 
 #include "graphfuse/attribute.h"
 #include "graphfuse/error.h"
+#include "graphfuse/graph.h"
 
 namespace graphfuse::textio {
+
+/// The order writers list nodes in: topological, taking the lowest node id among ready
+/// nodes (as the ONNX exporter does), so a graph whose ids are already producers-first is
+/// written in id order and ONNX -> text -> ONNX keeps the node order. Throws on a cycle.
+std::vector<NodeId> write_order(const Graph& g);
 
 /// How a format spells non-finite floats.
 struct FloatWords {
