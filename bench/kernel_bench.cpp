@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "graphfuse/graph.h"
 #include "graphfuse/kernels/conv.h"
 #include "graphfuse/kernels/executor.h"
 
@@ -104,6 +105,50 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The seed pattern as a graph: x -> Conv2D(w) -> BiasAdd(b) -> ReLU, or the fused node.
+graphfuse::Graph seed_graph(const Shape& s, bool fused) {
+  using graphfuse::OpType;
+  graphfuse::Graph g;
+  graphfuse::ValueType t;
+  t.dtype = graphfuse::DType::Float32;
+  t.shape = {1, s.h, s.w, s.cin};
+  t.shape_known = true;
+  auto x = g.add_input("x", t);
+  graphfuse::Attributes wa, ba, ca;
+  wa.set("shape", std::vector<std::int64_t>{s.k, s.k, s.cin / s.group, s.cout});
+  ba.set("shape", std::vector<std::int64_t>{s.cout});
+  ca.set("strides", std::vector<std::int64_t>{1, 1});
+  ca.set("padding", std::string("SAME"));
+  auto w = g.add_node("w", OpType::intern("Const"), {}, wa);
+  auto b = g.add_node("b", OpType::intern("Const"), {}, ba);
+  if (fused) {
+    ca.set("activation", std::string("ReLU"));
+    g.add_output({g.add_node("relu", OpType::intern("FusedConv2D_BiasAdd_ReLU"), {{x, 0}, {w, 0}, {b, 0}}, ca), 0});
+  } else {
+    auto c = g.add_node("conv", OpType::intern("Conv2D"), {{x, 0}, {w, 0}}, ca);
+    auto bb = g.add_node("bias", OpType::intern("BiasAdd"), {{c, 0}, {b, 0}});
+    g.add_output({g.add_node("relu", OpType::intern("ReLU"), {{bb, 0}}), 0});
+  }
+  return g;
+}
+
+// Graph level: what `graphfuse run` sees, output allocation included.
+void executor_table(const Options& opt) {
+  std::printf("\nexecutor, fast kernels (graphs Conv2D -> BiasAdd -> ReLU vs FusedConv2D_BiasAdd_ReLU)\n");
+  std::printf("%-5s %3s | %9s | %9s | %6s\n", "shape", "thr", "fused ms", "unfus. ms", "ratio");
+  for (const Shape& s : kShapes) {
+    const graphfuse::Graph gu = seed_graph(s, false), gf = seed_graph(s, true);
+    for (int threads : opt.threads) {
+      gk::ExecOptions eo{gk::KernelSet::Fast, threads, 1, {}};
+      gk::Executor eu(gu, eo), ef(gf, eo);
+      const auto in = gk::make_random_inputs(gu, 1);
+      auto [tf, tu] = time_pair([&] { ef.run(in); }, [&] { eu.run(in); }, opt.seconds, 10);
+      std::printf("%-5s %3d | %9.3f | %9.3f | %5.2fx\n", s.name, threads, tf, tu, tu / tf);
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,5 +228,6 @@ int main(int argc, char** argv) {
       }
     }
   }
+  executor_table(opt);
   return 0;
 }

@@ -1,7 +1,9 @@
 // Helpers shared by the kernel implementations.
 #include "core/util.h"
 
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace graphfuse::kernels {
 
@@ -19,6 +21,56 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
+namespace {
+// Recycles large tensor buffers. A fresh multi-megabyte allocation is served by mmap and
+// costs a page fault per 4 KiB on first touch (on this VM, more than the convolution
+// writing it); a buffer returned by the last Tensor that used it is kept here and handed
+// to the next allocation of the same size. Bounded, and leaked on purpose so that
+// Tensors destroyed during static destruction can still return their buffers.
+class BufferPool {
+ public:
+  static constexpr std::size_t kMinBytes = 64 * 1024;
+  static constexpr std::size_t kMaxPooledBytes = std::size_t{1} << 30;
+
+  static BufferPool& get() {
+    static BufferPool* pool = new BufferPool;
+    return *pool;
+  }
+  std::string* take(std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end() && !it->second.empty()) {
+        std::string* s = it->second.back();
+        it->second.pop_back();
+        pooled_ -= bytes;
+        // Zeroed like a fresh buffer: a kernel that missed an element must not show
+        // the previous run's (plausible) value.
+        std::fill(s->begin(), s->end(), '\0');
+        return s;
+      }
+    }
+    return new std::string(bytes, '\0');
+  }
+  void give(std::string* s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (pooled_ + s->size() <= kMaxPooledBytes) {
+        pooled_ += s->size();
+        free_[s->size()].push_back(s);
+        return;
+      }
+    }
+    delete s;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::size_t, std::vector<std::string*>> free_;
+  std::size_t pooled_ = 0;
+};
+}  // namespace
+
 Tensor alloc(DType dtype, Shape shape) {
   for (auto d : shape) check(d >= 0, "negative dimension in shape " + shape_str(shape));
   Tensor t;
@@ -26,7 +78,12 @@ Tensor alloc(DType dtype, Shape shape) {
   const auto bytes = static_cast<std::size_t>(numel(shape)) * dtype_size(dtype);
   t.shape = std::move(shape);
   // Created non-const so that mut<T>() may write through the const view Tensor keeps.
-  t.data = std::make_shared<std::string>(bytes, '\0');
+  if (bytes < BufferPool::kMinBytes) {
+    t.data = std::make_shared<std::string>(bytes, '\0');
+  } else {
+    t.data = std::shared_ptr<std::string>(BufferPool::get().take(bytes),
+                                          [](std::string* s) { BufferPool::get().give(s); });
+  }
   return t;
 }
 
