@@ -42,6 +42,7 @@ std::optional<PatternShape> pattern_shape(const match::MatchProgram& p, std::str
       case Opcode::CheckAttr: return fail("attribute checks");
       case Opcode::Fork:
       case Opcode::Jump: return fail("alternatives (fork)");
+      default: return fail("a step VF2 has no counterpart for");  // the language grows
     }
   }
   return s;

@@ -1,0 +1,230 @@
+// scale_bench: the rewriter at 10^4..10^7 nodes (issue 7). The parent runs every
+// measurement in a fresh child process (so sizes do not share peak memory or heap
+// state) and prints markdown tables for docs/performance.md.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "graphfuse/error.h"
+#include "proc_stats.h"
+#include "scale_cases.h"
+
+namespace gb = graphfuse::bench;
+
+namespace {
+
+struct Plan {
+  std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000, 10'000'000};
+  std::vector<int> threads{1, 2};
+  std::vector<std::string> formats{"gfb", "json"};
+  std::size_t slow_max = 100'000;  // largest graph for the slow (yaml-cpp, X3) formats
+  std::vector<std::size_t> vf2_sizes{10'000, 100'000};
+  std::vector<std::string> rules;
+  std::string dir = "/tmp/graphfuse-scale";
+};
+
+std::size_t parse_size(const std::string& s) { return static_cast<std::size_t>(std::stod(s)); }
+
+template <class T, class F>
+std::vector<T> split(const std::string& s, F parse) {
+  std::vector<T> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(parse(item));
+  return out;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+/// Runs `self --case ...` and returns the figures from its RESULT line.
+gb::Figures run_child(const std::string& self, const std::string& name, const gb::CaseArgs& a) {
+  std::string cmd = quote(self) + " --case " + name + " --nodes " + std::to_string(a.nodes) +
+                    " --threads " + std::to_string(a.threads) + " --reps " + std::to_string(a.reps);
+  for (const auto& r : a.rules) cmd += " --rules " + quote(r);
+  if (!a.input.empty()) cmd += " --input " + quote(a.input);
+  if (!a.output.empty()) cmd += " --output " + quote(a.output);
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw graphfuse::Error("cannot run " + cmd);
+  gb::Figures f;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    if (line.rfind("RESULT ", 0) != 0) continue;
+    std::stringstream ss(line.substr(7));
+    for (std::string kv; ss >> kv;) {
+      auto eq = kv.find('=');
+      if (eq != std::string::npos) f[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+    }
+  }
+  if (::pclose(p) != 0 || f.empty()) throw graphfuse::Error("failed: " + cmd);
+  return f;
+}
+
+int reps_for(std::size_t n) { return n <= 10'000 ? 10 : n <= 100'000 ? 5 : n <= 1'000'000 ? 3 : 1; }
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+std::string fmt(double x, int digits = 1) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << x;
+  return s.str();
+}
+
+int run_parent(const std::string& self, const Plan& plan) {
+  std::filesystem::create_directories(plan.dir);
+  std::cerr << "scale_bench: " << cpu_model() << ", " << std::thread::hardware_concurrency()
+            << " cores, load average " << fmt(gb::load_average(), 2) << "\n";
+  std::string t_rewrite, t_apply, t_vf2;
+  int max_threads = plan.threads.back();
+  std::map<std::size_t, double> ns_per_node;  // at max_threads, for the scaling line
+  for (std::size_t n : plan.sizes) {
+    gb::CaseArgs a;
+    a.rules = plan.rules;
+    a.nodes = n;
+    a.reps = reps_for(n);
+    std::map<int, gb::Figures> by_t;
+    for (int t : plan.threads) {
+      a.threads = t;
+      by_t[t] = run_child(self, "rewrite", a);
+      std::cerr << "  rewrite n=" << n << " threads=" << t << ": " << fmt(by_t[t]["rewrite_ms"]) << " ms\n";
+    }
+    gb::Figures& lo = by_t[plan.threads.front()];
+    gb::Figures& hi = by_t[max_threads];
+    double nodes = hi["nodes"];
+    ns_per_node[n] = hi["rewrite_ms"] * 1e6 / nodes;
+    t_rewrite += "| " + fmt(nodes, 0) + " | " + fmt(hi["rewrites"], 0) + " | " + fmt(hi["rounds"], 0);
+    for (int t : plan.threads) t_rewrite += " | " + fmt(by_t[t]["rewrite_ms"]);
+    t_rewrite += " | " + fmt(ns_per_node[n]) + " | " + fmt(lo["match_ms"]) + " | " + fmt(hi["match_ms"]) +
+                 " | " + fmt(lo["match_ms"] / hi["match_ms"], 2) + "x | " +
+                 fmt(hi["graph_bytes"] / nodes, 0) + " | " + fmt(hi["peak_bytes"] / nodes, 0) + " |\n";
+
+    for (const std::string& format : plan.formats) {
+      bool slow = format != "gfb";
+      if (slow && n > plan.slow_max) continue;
+      a.output = plan.dir + "/g" + std::to_string(n) + "." + format;
+      a.threads = max_threads;
+      gb::Figures gen = run_child(self, "generate", a);
+      a.input = a.output;
+      a.output = plan.dir + "/out" + std::to_string(n) + "." + format;
+      gb::Figures ap = run_child(self, "apply", a);
+      double mb = static_cast<double>(std::filesystem::file_size(a.input)) / 1e6;
+      std::filesystem::remove(a.input);
+      std::filesystem::remove(a.output);
+      std::cerr << "  apply n=" << n << " " << format << ": " << fmt(ap["total_ms"]) << " ms\n";
+      t_apply += "| " + fmt(ap["nodes"], 0) + " | " + format + " | " + fmt(mb) + " | " + fmt(ap["load_ms"]) +
+                 " | " + fmt(ap["rewrite_ms"]) + " | " + fmt(ap["save_ms"]) + " | " + fmt(ap["total_ms"]) +
+                 " | " + fmt(ap["peak_bytes"] / ap["nodes"], 0) + " |\n";
+      a.input.clear();
+      a.output.clear();
+      (void)gen;
+    }
+
+    if (std::find(plan.vf2_sizes.begin(), plan.vf2_sizes.end(), n) != plan.vf2_sizes.end()) {
+      a.threads = 1;
+      a.reps = 3;
+      gb::Figures v = run_child(self, "vf2", a);
+      std::cerr << "  vf2 n=" << n << ": " << fmt(v["vf2_ms"]) << " ms vs " << fmt(v["match_ms"], 2) << " ms\n";
+      t_vf2 += "| " + fmt(v["nodes"], 0) + " | " + fmt(v["rules"], 0) + " | " + fmt(v["roots"], 0) +
+               " (same) | " + fmt(v["vf2_ms"]) + " | " + fmt(v["match_ms"], 2) + " | " +
+               fmt(v["vf2_ms"] / v["match_ms"], 0) + "x |\n";
+    }
+  }
+
+  std::cout << "Machine: " << cpu_model() << ", " << std::thread::hardware_concurrency()
+            << " cores; load average at the end " << fmt(gb::load_average(), 2) << "\n\n";
+  std::cout << "Rewrite to a fixed point, load and save excluded (best of 10/5/3/1 runs):\n\n"
+            << "| nodes | rewrites | rounds";
+  for (int t : plan.threads) std::cout << " | " << t << (t == 1 ? " thread" : " threads") << " ms";
+  std::cout << " | ns/node (" << max_threads << "T) | match " << plan.threads.front() << "T ms | match "
+            << max_threads << "T ms | match speed-up | graph B/node | peak B/node |\n|";
+  for (std::size_t i = 0; i < 9 + plan.threads.size(); ++i) std::cout << "---|";
+  std::cout << "\n" << t_rewrite;
+  if (ns_per_node.count(100'000) && ns_per_node.count(10'000'000))
+    std::cout << "\nTime per node, 10^7 vs 10^5: "
+              << fmt(ns_per_node[10'000'000] / ns_per_node[100'000], 2) << "x\n";
+  if (!t_apply.empty())
+    std::cout << "\n`apply` (load + rewrite + save, " << max_threads << " threads), one run:\n\n"
+              << "| nodes | format | file MB | load ms | rewrite ms | save ms | total ms | peak B/node |\n"
+              << "|---|---|---|---|---|---|---|---|\n" << t_apply;
+  if (!t_vf2.empty())
+    std::cout << "\nVF2 baseline (boost::vf2_subgraph_mono per pattern) vs the matcher, 1 thread:\n\n"
+              << "| nodes | rules | candidate roots | VF2 ms | matcher ms | ratio |\n"
+              << "|---|---|---|---|---|---|\n" << t_vf2;
+  return 0;
+}
+
+int run_case(const std::string& name, const gb::CaseArgs& a) {
+  gb::Figures f;
+  if (name == "rewrite") f = gb::case_rewrite(a);
+  else if (name == "generate") f = gb::case_generate(a);
+  else if (name == "apply") f = gb::case_apply(a);
+  else if (name == "vf2") f = gb::case_vf2(a);
+  else throw graphfuse::Error("unknown case '" + name + "'");
+  std::cout << "RESULT";
+  for (const auto& [k, v] : f) std::cout << " " << k << "=" << std::setprecision(12) << v;
+  std::cout << std::endl;
+  return 0;
+}
+
+const char* kUsage =
+    "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json]\n"
+    "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n";
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Plan plan;
+  gb::CaseArgs a;
+  std::string case_name;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (k == "-h" || k == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (i + 1 >= argc) throw graphfuse::Error("missing value after " + k + "\n" + kUsage);
+    std::string v = argv[++i];
+    if (k == "--sizes") plan.sizes = split<std::size_t>(v, parse_size);
+    else if (k == "--threads" && case_name.empty()) plan.threads = split<int>(v, [](auto& s) { return std::stoi(s); });
+    else if (k == "--formats") plan.formats = split<std::string>(v, [](auto& s) { return s; });
+    else if (k == "--slow-max") plan.slow_max = parse_size(v);
+    else if (k == "--vf2-sizes") plan.vf2_sizes = split<std::size_t>(v, parse_size);
+    else if (k == "--rules") plan.rules.push_back(v);
+    else if (k == "--dir") plan.dir = v;
+    else if (k == "--case") case_name = v;
+    else if (k == "--nodes") a.nodes = parse_size(v);
+    else if (k == "--threads") a.threads = std::stoi(v);
+    else if (k == "--reps") a.reps = std::stoi(v);
+    else if (k == "--input") a.input = v;
+    else if (k == "--output") a.output = v;
+    else throw graphfuse::Error("unknown option " + k + "\n" + kUsage);
+  }
+  if (plan.rules.empty()) {
+    // The shipped rules for TF-style CNN graphs: the seed rule and the tf/ family.
+    std::string root = GRAPHFUSE_SOURCE_DIR "/rules";
+    plan.rules.push_back(root + "/seed.yaml");
+    if (std::filesystem::is_directory(root + "/tf"))
+      for (const auto& e : std::filesystem::directory_iterator(root + "/tf"))
+        if (e.path().extension() == ".yaml") plan.rules.push_back(e.path().string());
+    std::sort(plan.rules.begin() + 1, plan.rules.end());
+  }
+  a.rules = plan.rules;
+  if (!case_name.empty()) return run_case(case_name, a);
+  std::cerr << "rules:";
+  for (const auto& r : plan.rules) std::cerr << " " << r;
+  std::cerr << "\n";
+  return run_parent(std::filesystem::canonical("/proc/self/exe").string(), plan);
+} catch (const std::exception& e) {
+  std::cerr << "scale_bench: " << e.what() << "\n";
+  return 1;
+}
