@@ -109,26 +109,74 @@ std::string value_text(const AttrValue& v, const std::string& what) {
       v);
 }
 
+/// Whether n is declared by the `input` line: such inputs are always referred to by id
+/// (the line cannot carry an output name).
+bool is_declared_input(const Graph& g, NodeId n) {
+  static const OpType kInput = OpType::intern(ops::kInput);
+  const Node& nd = g.node(n);
+  return nd.op == kInput && nd.inputs.empty() && nd.attrs.empty();
+}
+
+template <class Declared>
+std::string value_ref_text(const Graph& g, ValueRef v, const Declared& declared) {
+  if (!v.valid()) return "_";
+  const Node& nd = g.node(v.node);
+  if (!declared(v.node) && !nd.outputs[v.port].name.empty()) return name_text(nd.outputs[v.port].name);
+  return name_text(nd.id) + (v.port ? ":" + std::to_string(v.port) : "");
+}
+
+/// One node as a statement: `targets = Op(inputs) {attrs} [as id]`, without a newline.
+template <class Declared>
+std::string node_statement(const Graph& g, NodeId n, const Declared& declared) {
+  const Node& nd = g.node(n);
+  std::string out;
+  for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {
+    if (k) out += ", ";
+    const std::string& name = nd.outputs[k].name;
+    if (!name.empty()) out += name_text(name);
+    else out += name_text(nd.id) + (k ? ":" + std::to_string(k) : "");
+  }
+  out += " = " + op_text(nd.op.name()) + "(";
+  for (std::size_t i = 0; i < nd.inputs.size(); ++i)
+    out += (i ? ", " : "") + value_ref_text(g, nd.inputs[i], declared);
+  out += ")";
+  if (!nd.attrs.empty()) {
+    out += " {";
+    bool first = true;
+    for (const auto& [key, value] : nd.attrs) {
+      out += (first ? "" : ", ") + name_text(key) + " = " +
+             value_text(value, "node '" + nd.id + "', attribute '" + key + "'");
+      first = false;
+    }
+    out += "}";
+  }
+  // The reader takes the first target as the id; say the id when that is not it.
+  if (!nd.outputs[0].name.empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
+  return out;
+}
+
 }  // namespace
 
+std::string format_attr_value(const AttrValue& v) { return value_text(v, "attribute"); }
+
+std::string format_node_text(const Graph& g, NodeId n) {
+  auto declared = [&](NodeId m) {
+    const auto& ins = g.inputs();
+    return is_declared_input(g, m) && std::find(ins.begin(), ins.end(), m) != ins.end();
+  };
+  return node_statement(g, n, declared);
+}
+
 std::string write_graph_text(const Graph& g) {
-  static const OpType kInput = OpType::intern(ops::kInput);
-  // Graph inputs that are plain Input nodes are declared by the `input` line and always
-  // referred to by id (the line cannot carry an output name).
   std::vector<bool> declared(g.capacity(), false);
   std::vector<std::string> input_names;
   for (NodeId n : g.inputs()) {
-    const Node& nd = g.node(n);
-    if (nd.op != kInput || !nd.inputs.empty() || !nd.attrs.empty() || declared[n]) continue;
+    if (!is_declared_input(g, n) || declared[n]) continue;
     declared[n] = true;
-    input_names.push_back(name_text(nd.id));
+    input_names.push_back(name_text(g.node(n).id));
   }
-  auto ref = [&](ValueRef v) -> std::string {
-    if (!v.valid()) return "_";
-    const Node& nd = g.node(v.node);
-    if (!declared[v.node] && !nd.outputs[v.port].name.empty()) return name_text(nd.outputs[v.port].name);
-    return name_text(nd.id) + (v.port ? ":" + std::to_string(v.port) : "");
-  };
+  auto is_declared = [&](NodeId n) { return static_cast<bool>(declared[n]); };
+  auto ref = [&](ValueRef v) { return value_ref_text(g, v, is_declared); };
 
   std::string out;
   if (!input_names.empty()) {
@@ -138,29 +186,7 @@ std::string write_graph_text(const Graph& g) {
   }
   for (NodeId n : textio::write_order(g)) {
     if (declared[n]) continue;
-    const Node& nd = g.node(n);
-    for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {
-      if (k) out += ", ";
-      const std::string& name = nd.outputs[k].name;
-      if (!name.empty()) out += name_text(name);
-      else out += name_text(nd.id) + (k ? ":" + std::to_string(k) : "");
-    }
-    out += " = " + op_text(nd.op.name()) + "(";
-    for (std::size_t i = 0; i < nd.inputs.size(); ++i) out += (i ? ", " : "") + ref(nd.inputs[i]);
-    out += ")";
-    if (!nd.attrs.empty()) {
-      out += " {";
-      bool first = true;
-      for (const auto& [key, value] : nd.attrs) {
-        out += (first ? "" : ", ") + name_text(key) + " = " +
-               value_text(value, "node '" + nd.id + "', attribute '" + key + "'");
-        first = false;
-      }
-      out += "}";
-    }
-    // The reader takes the first target as the id; say the id when that is not it.
-    if (!nd.outputs[0].name.empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
-    out += "\n";
+    out += node_statement(g, n, is_declared) + "\n";
   }
   if (!g.outputs().empty()) {
     out += "output ";

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <climits>
-#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
+#include "io/text_values.h"
 
 namespace graphfuse::onnx_io {
 
@@ -21,27 +21,6 @@ const T* prop(const Graph& g, std::string_view key) {
 
 std::string node_what(const Node& n) { return "node '" + n.id + "' (" + std::string(n.op.name()) + ")"; }
 
-// Topological order that prefers lower NodeIds among ready nodes: an imported, unchanged
-// graph comes out in its original node order, and rewritten ones stay close to it.
-std::vector<NodeId> export_order(const Graph& g) {
-  std::vector<std::uint32_t> pending(g.capacity(), 0);
-  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
-  for (NodeId n : g.nodes()) {
-    for (ValueRef v : g.node(n).inputs) pending[n] += v.valid();
-    if (pending[n] == 0) ready.push(n);
-  }
-  std::vector<NodeId> order;
-  order.reserve(g.size());
-  while (!ready.empty()) {
-    NodeId n = ready.top();
-    ready.pop();
-    order.push_back(n);
-    for (std::uint32_t k = 0; k < g.node(n).outputs.size(); ++k)
-      for (const Use& u : g.consumers({n, k}))
-        if (--pending[u.node] == 0) ready.push(u.node);
-  }
-  return order;  // complete: the caller validated the graph, so there is no cycle
-}
 
 // The value name of every output: its OutputInfo name, else the graph's derived name
 // (made unique). Unused unnamed extra outputs get "" (ONNX's "not requested"), because
@@ -186,7 +165,7 @@ class Exporter {
     const auto* doc_texts = prop<std::vector<std::string>>(g_, kNodeDocs);
     if (doc_ids && doc_texts)
       for (std::size_t i = 0; i < doc_ids->size() && i < doc_texts->size(); ++i) docs.emplace((*doc_ids)[i], &(*doc_texts)[i]);
-    for (NodeId n : export_order(g_)) {
+    for (NodeId n : textio::write_order(g_)) {
       const Node& nd = g_.node(n);
       if (nd.op == const_op_ || nd.op == input_op_) continue;
       auto* np = gp_->add_node();

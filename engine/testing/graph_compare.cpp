@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "graphfuse/compare.h"
+#include "graphfuse/io.h"
 
 namespace graphfuse {
 
@@ -15,25 +16,7 @@ std::string value_text(const Graph& g, ValueRef v) {
   return g.value_name(v);
 }
 
-/// One node as a .graph statement, for showing in diffs.
-std::string node_line(const Graph& g, NodeId n) {
-  const Node& nd = g.node(n);
-  std::string s = nd.id;
-  for (std::size_t k = 1; k < nd.outputs.size(); ++k) s += ", " + value_text(g, {n, static_cast<std::uint32_t>(k)});
-  s += " = " + std::string(nd.op.name()) + "(";
-  for (std::size_t i = 0; i < nd.inputs.size(); ++i) s += (i ? ", " : "") + value_text(g, nd.inputs[i]);
-  s += ")";
-  if (!nd.attrs.empty()) {
-    s += " {";
-    bool first = true;
-    for (const auto& [k, v] : nd.attrs) {
-      s += (first ? "" : ", ") + k + " = " + format_attr_value(v);
-      first = false;
-    }
-    s += "}";
-  }
-  return s;
-}
+std::string node_line(const Graph& g, NodeId n) { return format_node_text(g, n); }
 
 class Comparer {
  public:

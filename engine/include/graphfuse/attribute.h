@@ -96,13 +96,3 @@ class Attributes {
 
 }  // namespace graphfuse
 
-namespace graphfuse {
-/// An attribute value in `.graph` syntax: 3, 1.5, "SAME", true, [1, 1],
-/// tensor(float32, [2], [1.0, 2.0]). Floats print in the shortest form that reads back
-/// to the same float32, always with a '.' or exponent so they stay floats.
-std::string format_attr_value(const AttrValue& v);
-/// A float in that shortest form.
-std::string format_float(float f);
-/// A string literal with quotes and escapes.
-std::string quote_string(std::string_view s);
-}  // namespace graphfuse

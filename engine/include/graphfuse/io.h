@@ -33,6 +33,11 @@ std::string write_graph_yaml(const Graph& g);
 std::string write_graph_json(const Graph& g);
 std::string write_graph_dot(const Graph& g);
 
+/// An attribute value in `.graph` syntax: 3, 1.5, "SAME", true, [1, 1], tensor(...).
+std::string format_attr_value(const AttrValue& v);
+/// One node as a `.graph` statement (`relu = ReLU(bias) {...}`), for messages and diffs.
+std::string format_node_text(const Graph& g, NodeId n);
+
 /// Writes `content` to `path` atomically (temp file in the same folder + rename).
 void write_file_atomic(const std::string& path, std::string_view content);
 /// Reads a whole file; throws Error naming the file when it cannot be read.
