@@ -7,18 +7,35 @@ namespace {
 
 // ONNX MatMul semantics (numpy matmul): 1-D operands are promoted and the promoted dim
 // dropped from the result; leading dims broadcast.
+// FusedMatMul's transBatch: dim 0 moves behind the batch dims, [d0, d1..dk, m] ->
+// [d1..dk, d0, m] (the Transpose that ONNX Runtime folds into the op). Materialized.
+Tensor trans_batch(const Tensor& t) {
+  const auto r = static_cast<std::int64_t>(t.shape.size());
+  check(r >= 3, "transBatch needs rank >= 3, got " + shape_str(t.shape));
+  std::vector<std::int64_t> perm;
+  for (std::int64_t d = 1; d < r - 1; ++d) perm.push_back(d);
+  perm.push_back(0);
+  perm.push_back(r - 1);
+  Attributes a;
+  a.set("perm", perm);
+  return run_op(KernelSet::Reference, "Transpose", {t}, a).at(0);
+}
+
 std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {
-  const Tensor& a = c.required(0);
-  const Tensor& b = c.required(1);
-  check(!a.shape.empty() && !b.shape.empty(), "MatMul inputs must have rank >= 1");
+  Tensor a_tb, b_tb;
+  const Tensor* ap = &c.required(0);
+  const Tensor* bp = &c.required(1);
   MatMulSpec s;
   if (fused) {
     s.trans_a = attr_int(c.attrs, "transA", 0) != 0;
     s.trans_b = attr_int(c.attrs, "transB", 0) != 0;
     s.alpha = attr_float(c.attrs, "alpha", 1.0f);
-    check(attr_int(c.attrs, "transBatchA", 0) == 0 && attr_int(c.attrs, "transBatchB", 0) == 0,
-          "transBatchA/transBatchB are not supported");
+    if (attr_int(c.attrs, "transBatchA", 0) != 0) ap = &(a_tb = trans_batch(*ap));
+    if (attr_int(c.attrs, "transBatchB", 0) != 0) bp = &(b_tb = trans_batch(*bp));
   }
+  const Tensor& a = *ap;
+  const Tensor& b = *bp;
+  check(!a.shape.empty() && !b.shape.empty(), "MatMul inputs must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   check(!(a_vec && s.trans_a) && !(b_vec && s.trans_b), "cannot transpose a 1-D operand");

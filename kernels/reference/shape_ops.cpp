@@ -182,6 +182,41 @@ std::vector<Tensor> concat(const KernelCall& c) {
   return {y};
 }
 
+// Split: sizes from the second input (opset 13), the "split" attribute (older), or equal
+// parts for every output (the last one smaller when the axis does not divide evenly).
+std::vector<Tensor> split(const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  const std::int64_t axis = normalize_axis(attr_int(c.attrs, "axis", 0), rank);
+  const std::size_t es = elem_size(x);
+  const std::int64_t dim = x.shape[axis];
+  auto sizes = c.input(1) ? int_values(*c.input(1), "split") : attr_ints(c.attrs, "split");
+  const auto parts = static_cast<std::int64_t>(sizes.empty() ? c.num_outputs : sizes.size());
+  check(parts >= 1, "Split needs at least one output");
+  if (sizes.empty()) {
+    const std::int64_t each = (dim + parts - 1) / parts;
+    for (std::int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<std::int64_t>(0, std::min(each, dim - i * each)));
+  }
+  std::int64_t total = 0;
+  for (auto v : sizes) total += v;
+  check(total == dim, "split sizes " + shape_str(sizes) + " do not add up to " + std::to_string(dim));
+  const std::int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  const std::int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  std::vector<Tensor> out;
+  std::int64_t start = 0;
+  for (auto len : sizes) {
+    Shape s = x.shape;
+    s[axis] = len;
+    Tensor y = alloc(x.dtype, s);
+    const std::size_t chunk = static_cast<std::size_t>(len * inner) * es;
+    for (std::int64_t o = 0; o < outer; ++o)
+      std::memcpy(mut<char>(y) + o * chunk, x.data->data() + ((o * dim + start) * inner) * es, chunk);
+    out.push_back(y);
+    start += len;
+  }
+  return out;
+}
+
 // Slice (opset >= 10: starts, ends, axes?, steps? inputs; opset 1: attributes).
 std::vector<Tensor> slice(const KernelCall& c) {
   const Tensor& x = c.required(0);
@@ -314,6 +349,7 @@ void register_reference_shape(KernelRegistry& r) {
   r.add("Transpose", transpose);
   r.add("Concat", concat);
   r.add("Slice", slice);
+  r.add("Split", split);
   r.add("Gather", gather);
   r.add("Shape", shape_of);
   r.add("Cast", cast);

@@ -41,14 +41,39 @@ const ModelCase kCases[] = {
     {"transformer_encoder.opset17", {1, 128, 256}, {1, 128, 256}, false},
 };
 
-class ModelTest : public ::testing::TestWithParam<ModelCase> {};
+class ModelTest : public ::testing::TestWithParam<ModelCase> {
+ protected:
+  void check_model(const ModelCase& mc, const fs::path& model);
+};
+
+bool all_models() {
+  const char* env = std::getenv("GRAPHFUSE_MODEL_TESTS");
+  return env && std::string(env) == "all";
+}
 
 TEST_P(ModelTest, MatchesPyTorchReference) {
   const ModelCase& mc = GetParam();
-  const char* env = std::getenv("GRAPHFUSE_MODEL_TESTS");
-  const bool all = env && std::string(env) == "all";
-  if (!mc.default_run && !all) GTEST_SKIP() << "set GRAPHFUSE_MODEL_TESTS=all to run " << mc.name;
-  const fs::path model = kModels / (std::string(mc.name) + ".onnx");
+  if (!mc.default_run && !all_models()) GTEST_SKIP() << "set GRAPHFUSE_MODEL_TESTS=all to run " << mc.name;
+  check_model(mc, kModels / (std::string(mc.name) + ".onnx"));
+}
+
+// ONNX Runtime's own fusions (com.microsoft FusedConv, FusedMatMul with transBatch,
+// SkipLayerNormalization) run through our kernels must give PyTorch's numbers too: the
+// check that our contrib-op semantics are ONNX Runtime's.
+TEST_P(ModelTest, OrtOptimizedMatchesPyTorchReference) {
+  const ModelCase& mc = GetParam();
+  if (!all_models()) GTEST_SKIP() << "set GRAPHFUSE_MODEL_TESTS=all";
+  if (!fs::exists("tests/ort/node_modules/onnxruntime-node")) GTEST_SKIP() << "tests/ort/install.sh first";
+  const fs::path dir = fs::temp_directory_path() / "graphfuse-kernel-tests";
+  fs::create_directories(dir);
+  const fs::path out = dir / (std::string(mc.name) + ".ort.onnx");
+  const std::string cmd = "node tests/ort/run_model.js " + (kModels / (std::string(mc.name) + ".onnx")).string() +
+                          " --level extended --quiet --optimized-out " + out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  check_model(mc, out);
+}
+
+void ModelTest::check_model(const ModelCase& mc, const fs::path& model) {
   if (!fs::exists(model)) GTEST_SKIP() << model << " not found";
   graphfuse::Graph g;
   try {

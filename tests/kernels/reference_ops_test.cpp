@@ -55,6 +55,13 @@ TEST(ReferenceOps, MatMulBatchedAndBroadcast) {
                attrs({{"transA", std::int64_t{1}}, {"alpha", 2.0f}}));
   expect_values(y[0], {2, 2}, {8, 10, 20, 22});
   EXPECT_THROW(ref("MatMul", {a, a}), graphfuse::Error);
+  // transBatchB + transB == B transposed by perm (1, 2, 0), as ONNX Runtime folds it.
+  const Tensor bt = T({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});  // [K=2][batch=2][N=3]
+  const Tensor a2 = T({2, 1, 3}, {1, 0, 0, 0, 1, 1});
+  auto fb = ref("com.microsoft.FusedMatMul", {a2, bt},
+                attrs({{"transB", std::int64_t{1}}, {"transBatchB", std::int64_t{1}}}));
+  auto tb = ref("Transpose", {bt}, attrs({{"perm", Shape{1, 2, 0}}}));
+  expect_values(fb[0], {2, 1, 2}, values(ref("MatMul", {a2, tb[0]})[0]));
 }
 
 TEST(ReferenceOps, Gemm) {
@@ -155,6 +162,12 @@ TEST(ReferenceOps, ShapeOps) {
                 {3, 1, 6, 4});
   EXPECT_EQ(ivalues(ref("Cast", {T({2}, {1.9f, -2.5f})}, attrs({{"to", std::int64_t{7}}}))[0]),
             (std::vector<std::int64_t>{1, -2}));
+  auto sp = ref("Split", {x, I({2}, {1, 2})}, attrs({{"axis", std::int64_t{1}}}), 2);
+  ASSERT_EQ(sp.size(), 2u);
+  expect_values(sp[0], {2, 1}, {1, 4});
+  expect_values(sp[1], {2, 2}, {2, 3, 5, 6});
+  sp = ref("Split", {T({5}, {1, 2, 3, 4, 5})}, {}, 3);
+  expect_values(sp[2], {1}, {5});
   auto id = ref("Identity", {x});
   EXPECT_EQ(id[0].data, x.data);  // shares bytes
   auto dr = ref("Dropout", {x}, {}, 2);
