@@ -74,7 +74,7 @@ std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {
 
 // ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C, A and B 2-D, C unidirectionally
 // broadcast to [M, N].
-std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c) {
+std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c, bool fused) {
   const Tensor& a = c.required(0);
   const Tensor& b = c.required(1);
   check(a.shape.size() == 2 && b.shape.size() == 2, "Gemm inputs must be 2-D");
@@ -83,6 +83,13 @@ std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c) {
   s.trans_b = attr_int(c.attrs, "transB", 0) != 0;
   s.alpha = attr_float(c.attrs, "alpha", 1.0f);
   s.beta = attr_float(c.attrs, "beta", 1.0f);
+  if (fused) {
+    // FusedGemm: Gemm, then `activation` with activation_alpha / activation_beta.
+    std::vector<float> params;
+    if (has_attr(c.attrs, "activation_alpha")) params.push_back(attr_float(c.attrs, "activation_alpha", 0.0f));
+    if (has_attr(c.attrs, "activation_beta")) params.push_back(attr_float(c.attrs, "activation_beta", 0.0f));
+    s.act = parse_activation(attr_string(c.attrs, "activation", ""), params);
+  }
   s.m = s.trans_a ? a.shape[1] : a.shape[0];
   s.k = s.trans_a ? a.shape[0] : a.shape[1];
   s.n = s.trans_b ? b.shape[0] : b.shape[1];
@@ -111,7 +118,8 @@ std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c) {
 void register_matmul_ops(KernelRegistry& r, MatMulImpl impl) {
   r.add("MatMul", [impl](const KernelCall& c) { return matmul(impl, c, false); });
   r.add("com.microsoft.FusedMatMul", [impl](const KernelCall& c) { return matmul(impl, c, true); });
-  r.add("Gemm", [impl](const KernelCall& c) { return gemm(impl, c); });
+  r.add("Gemm", [impl](const KernelCall& c) { return gemm(impl, c, false); });
+  r.add("com.microsoft.FusedGemm", [impl](const KernelCall& c) { return gemm(impl, c, true); });
 }
 
 }  // namespace graphfuse::kernels

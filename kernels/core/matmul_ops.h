@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/util.h"
+#include "graphfuse/kernels/conv.h"
 
 namespace graphfuse::kernels {
 
@@ -19,6 +20,7 @@ struct MatMulSpec {
   bool has_c = false;                     ///< Gemm's C, broadcast to [M, N]
   float beta = 1.0f;
   std::int64_t c_rs = 0, c_cs = 0;         ///< C[i, j] = c[i * c_rs + j * c_cs]
+  ActivationSpec act;                     ///< applied last (com.microsoft.FusedGemm)
   std::int64_t batches() const { return static_cast<std::int64_t>(a_off.size()); }
 };
 
@@ -27,7 +29,8 @@ struct MatMulSpec {
 using MatMulImpl = void (*)(const MatMulSpec&, const float* a, const float* b, const float* c,
                             float* y, std::shared_ptr<const void> b_owner);
 
-/// Registers MatMul, Gemm and com.microsoft.FusedMatMul computing through `impl`.
+/// Registers MatMul, Gemm, com.microsoft.FusedMatMul and com.microsoft.FusedGemm
+/// computing through `impl`.
 void register_matmul_ops(KernelRegistry& r, MatMulImpl impl);
 
 }  // namespace graphfuse::kernels

@@ -47,6 +47,12 @@ dnnl::memory reordered_weights(const dnnl::memory& user, const dnnl::memory::des
   cpu_stream().wait();
   if (owner) {
     std::lock_guard<std::mutex> lock(mu);
+    // Sweep copies of weights whose graphs are gone (a few hundred entries at most), so a
+    // process that runs many graphs does not keep their reordered weights alive.
+    for (auto it = cache.begin(); it != cache.end();) {
+      std::erase_if(it->second, [](const Entry& e) { return e.owner.expired(); });
+      it = it->second.empty() ? cache.erase(it) : std::next(it);
+    }
     cache[key].push_back({owner, target, out});
   }
   return out;

@@ -63,11 +63,10 @@ std::shared_ptr<MatMulEntry> build(const MatMulSpec& s, const Plan& pl) {
   memory::desc b_prim = pl.const_b ? memory::desc(b_md.dims(), dt::f32, memory::format_tag::any) : b_md;
   dnnl::primitive_attr attr;
   if (s.alpha != 1.0f) attr.set_output_scales(0, {s.alpha});
-  if (pl.sum) {
-    dnnl::post_ops po;
-    po.append_sum(1.0f);
-    attr.set_post_ops(po);
-  }
+  dnnl::post_ops po;
+  if (pl.sum) po.append_sum(1.0f);
+  append_activation(po, s.act);  // after the sum: act(alpha*A*B + beta*C)
+  attr.set_post_ops(po);
   dnnl::matmul::desc d = pl.bias ? dnnl::matmul::desc(a_md, b_prim, bias_md, y_md)
                                  : dnnl::matmul::desc(a_md, b_prim, y_md);
   dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
@@ -92,7 +91,8 @@ void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* 
   std::ostringstream k;
   k << omp_threads() << 't' << pl.rows << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.trans_a << s.trans_b << ','
     << s.alpha << ':' << s.batches() << ',' << pl.ba << ',' << pl.bb << ',' << pl.sa << ','
-    << pl.sb << ',' << pl.batched << pl.bias << pl.sum << pl.const_b;
+    << pl.sb << ',' << pl.batched << pl.bias << pl.sum << pl.const_b << ':' << static_cast<int>(s.act.kind)
+    << ',' << s.act.alpha << ',' << s.act.beta;
   auto e = cache().get(k.str(), [&] { return build(s, pl); });
   auto& strm = cpu_stream();
   memory bm = wrap(e->b_md, b);

@@ -20,7 +20,7 @@ void reference_matmul(const MatMulSpec& s, const float* a, const float* b, const
         }
         acc *= s.alpha;
         if (s.has_c) acc += static_cast<double>(s.beta) * c[i * s.c_rs + j * s.c_cs];
-        yb[i * s.n + j] = static_cast<float>(acc);
+        yb[i * s.n + j] = s.act.apply(static_cast<float>(acc));
       }
   }
 }

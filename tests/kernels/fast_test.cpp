@@ -105,6 +105,10 @@ TEST(FastVsReference, MatMulAndGemm) {
       same("Gemm", {rnd(as2, 17), rnd(bs, 18), rnd({7, 1}, 20)}, g, "column C");
       same("Gemm", {rnd(as2, 17), rnd(bs, 18), rnd({7, 5}, 21)}, g, "full C");
       same("Gemm", {rnd(as2, 17), rnd(bs, 18)}, g, "no C");
+      g.set("activation", std::string(tb ? "Relu" : "LeakyRelu"));
+      g.set("activation_alpha", 0.1f);
+      same("com.microsoft.FusedGemm", {rnd(as2, 17), rnd(bs, 18), rnd({7, 5}, 21)}, g, "fused gemm");
+      same("com.microsoft.FusedGemm", {rnd(as2, 17), rnd(bs, 18), rnd({5}, 22)}, g, "fused gemm, bias row");
     }
 }
 

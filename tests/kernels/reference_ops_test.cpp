@@ -72,6 +72,9 @@ TEST(ReferenceOps, Gemm) {
   expect_values(ref("Gemm", {a, bt, T({2, 1}, {1, 2})},
                     attrs({{"transB", std::int64_t{1}}, {"alpha", 2.0f}, {"beta", 0.5f}}))[0],
                 {2, 2}, {8.5f, 4.5f, 21, 11});
+  expect_values(ref("com.microsoft.FusedGemm", {a, bt, T({2}, {-6, -1})},
+                    attrs({{"transB", std::int64_t{1}}, {"activation", std::string("Relu")}}))[0],
+                {2, 2}, {0, 1, 4, 4});
   expect_values(ref("Gemm", {T({3, 2}, {1, 4, 2, 5, 3, 6}), T({3, 1}, {1, 1, 1})},
                     attrs({{"transA", std::int64_t{1}}}))[0],
                 {2, 1}, {6, 15});
