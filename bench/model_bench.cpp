@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   }
   try {
     const graphfuse::Graph g = graphfuse::load_graph(model);
+    // Rules load first, so a bad rule file fails before minutes of timing.
+    const graphfuse::RuleSet ruleset = graphfuse::load_rule_files(rules);
     const auto inputs = gk::make_random_inputs(g, opt.seed, opt);
     std::printf("%s: %s kernels, %d thread(s)\n", model.c_str(), std::string(gk::kernel_set_name(opt.set)).c_str(),
                 opt.threads);
@@ -53,7 +55,8 @@ int main(int argc, char** argv) {
     print_report("before", before, g.size());
     if (rules.empty()) return 0;
     graphfuse::Graph fused = g;
-    const auto report = graphfuse::rewrite_graph(fused, graphfuse::load_rule_files(rules));
+    const auto report = graphfuse::rewrite_graph(fused, ruleset);
+    std::printf("rewrite  %zu -> %zu nodes in %d round(s)\n", report.nodes_before, report.nodes_after, report.rounds);
     const auto after = gk::bench_graph(fused, inputs, opt, runs);
     print_report("after", after, fused.size());
     const auto diffs = gk::compare_outputs(gk::run_graph(fused, inputs, opt), gk::run_graph(g, inputs, opt), 1e-4, 1e-5);

@@ -9,8 +9,12 @@ models="../shared/models"
 # How idle OpenMP threads wait is fixed when libgomp loads: leave it to the caller
 # (active: dedicated machine; passive: a machine shared with other jobs).
 echo "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-<unset: libgomp default>}"
-rules=(bench/rules/onnx_conv_fusion.yaml)
-if compgen -G "rules/onnx/*.yaml" >/dev/null; then rules=(rules/onnx/*.yaml); fi
+# The shipped ONNX rules when they load, else the bench's own conv fusions; BENCH_RULES
+# (space-separated files) overrides both.
+fallback=(bench/rules/onnx_conv_fusion.yaml)
+if [ -n "${BENCH_RULES:-}" ]; then read -r -a rules <<<"$BENCH_RULES"
+elif compgen -G "rules/onnx/*.yaml" >/dev/null; then rules=(rules/onnx/*.yaml)
+else rules=("${fallback[@]}"); fi
 
 echo "== kernels: Conv+Bias+ReLU fused vs unfused"
 "$build/bench/kernel_bench" --seconds "${BENCH_SECONDS:-1.5}"
@@ -21,7 +25,13 @@ for m in resnet18 mobilenet_v2; do
     echo "== $m, $t thread(s), rules: ${rules[*]}"
     rule_args=()
     for r in "${rules[@]}"; do rule_args+=(--rules "$r"); done
-    out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}")"
+    if ! out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}" 2>&1)"; then
+      echo "$out" | tail -1
+      echo "(those rules do not load; using ${fallback[*]})"
+      rules=("${fallback[@]}")
+      rule_args=(--rules "${fallback[0]}")
+      out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}")"
+    fi
     echo "$out" | grep -v '^         '
     after="$(echo "$out" | awk '/^after/ {print $3}')"
     if [ -d tests/ort/node_modules/onnxruntime-node ]; then
