@@ -41,6 +41,9 @@ const ModelCase kCases[] = {
     {"transformer_encoder.opset17", {1, 128, 256}, {1, 128, 256}, false},
 };
 
+// gtest prints a parameter with this instead of its bytes.
+void PrintTo(const ModelCase& mc, std::ostream* os) { *os << mc.name; }
+
 class ModelTest : public ::testing::TestWithParam<ModelCase> {
  protected:
   void check_model(const ModelCase& mc, const fs::path& model);
