@@ -100,4 +100,20 @@ std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
   return out;
 }
 
+std::vector<TensorDiff> verify_rewrite(const Graph& original, const Graph& rewritten,
+                                       const ExecOptions& options, double rtol, double atol) {
+  check(original.inputs().size() == rewritten.inputs().size(),
+        "the rewritten graph has " + std::to_string(rewritten.inputs().size()) + " inputs, the original " +
+            std::to_string(original.inputs().size()));
+  check(original.outputs().size() == rewritten.outputs().size(),
+        "the rewritten graph has " + std::to_string(rewritten.outputs().size()) + " outputs, the original " +
+            std::to_string(original.outputs().size()));
+  const auto inputs = make_random_inputs(original, options.seed, options);
+  const auto expected = run_graph(original, inputs, options);
+  const auto actual = run_graph(rewritten, inputs, options);
+  std::vector<std::string> names;
+  for (const ValueRef& o : original.outputs()) names.push_back(original.value_name(o));
+  return compare_outputs(actual, expected, rtol, atol, names);
+}
+
 }  // namespace graphfuse::kernels

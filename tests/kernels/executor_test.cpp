@@ -85,6 +85,20 @@ TEST(Executor, ChannelsLastModeMatchesPlain) {
   }
 }
 
+TEST(Executor, VerifyRewriteComparesOnSharedInputs) {
+  const Graph unfused = tf_graph(false), fused = tf_graph(true);
+  for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast}) {
+    auto d = gk::verify_rewrite(unfused, fused, {set, 1, 11, {}});
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].name, "relu");
+    EXPECT_TRUE(d[0].pass) << d[0].max_rel;
+  }
+  // A wrong rewrite (no ReLU) fails.
+  Graph wrong = tf_graph(true);
+  wrong.attrs(*wrong.find("relu")).set("activation", std::string("None"));
+  EXPECT_FALSE(gk::verify_rewrite(unfused, wrong, {})[0].pass);
+}
+
 TEST(Executor, SeedsAreDeterministicAndDistinct) {
   const Graph g = tf_graph(false);
   auto a = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 1, {}});

@@ -117,6 +117,16 @@ std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
                                         const std::vector<Tensor>& expected, double rtol,
                                         double atol, const std::vector<std::string>& names = {});
 
+/// Runs `original` and `rewritten` on the same seeded inputs (make_random_inputs of the
+/// original with options.seed) and compares their outputs pairwise, labelled with the
+/// original's output value names: what `graphfuse verify` and rule tests with
+/// `verify: true` report. Constants without data get the same random data in both graphs
+/// as long as the rewrite kept their ids. Throws Error when the graphs differ in their
+/// number of inputs or outputs.
+std::vector<TensorDiff> verify_rewrite(const Graph& original, const Graph& rewritten,
+                                       const ExecOptions& options, double rtol = 1e-4,
+                                       double atol = 1e-5);
+
 /// Thread-count scope: sets TBB's global parallelism and OpenMP's thread count (used by
 /// oneDNN) to the same number, restoring OpenMP's on exit. 0 = hardware concurrency.
 class ThreadScope {
