@@ -220,4 +220,6 @@ function main() {
   process.exit(failures ? 1 : 0);
 }
 
-main();
+if (require.main === module) main();
+
+module.exports = { readNodes, countFused };

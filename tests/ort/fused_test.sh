@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest entry point for ort_fused: ONNX Runtime judges the models graphfuse fuses with
 # rules/onnx/*.yaml (outputs vs the references and vs the original model, every fused node
-# loaded and run as written) and the fused-node counts are checked against the targets.
+# loaded and run as written), the fused-node counts are checked against the targets, and
+# every rule family is checked on a small generated model (tests/ort/fused_cases.js).
 # usage: fused_test.sh GRAPHFUSE [MODELS_DIR] [RULES_DIR]   (exit 77 = skipped)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,4 +38,6 @@ node "$here/roundtrip_test.js" --models "$models" --work "$work" \
      --convert "$graphfuse" apply "${rule_args[@]}" '{in}' -o '{out}' || status=1
 echo "== fused-node counts; fused models run with ONNX Runtime's optimizer disabled =="
 node "$here/fused_check.js" --models "$models" --work "$work" || status=1
+echo "== every rule family on a small model: original vs fused in ONNX Runtime =="
+node "$here/fused_cases.js" --graphfuse "$graphfuse" --rules "$rules_dir" --work "$work/cases" || status=1
 exit $status

@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+// ONNX Runtime as the judge of every rule in rules/onnx, one small model per rule family:
+// each model is built here with seeded random weights and inputs, fused by graphfuse, and
+// run by ONNX Runtime before and after (optimizer disabled, so ORT runs graphfuse's fused
+// nodes as written). The outputs must agree within rtol, and the fused model must hold
+// exactly the expected ops, so a case cannot pass without its rules firing.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { readNodes } = require('./fused_check.js');
+
+const USAGE = `usage: node fused_cases.js --graphfuse EXE --rules DIR --work DIR [--rtol R] [--only NAME,NAME]`;
+
+// ---- deterministic data ----
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+const size = (shape) => shape.reduce((a, b) => a * b, 1);
+
+// ---- a tiny model builder (graphfuse's JSON graph format) ----
+
+class Model {
+  constructor(name, opset = 13) {
+    this.name = name;
+    this.opset = opset;
+    this.nodes = [];
+    this.inputs = [];
+    this.outputs = [];
+    this.rand = rng(name.split('').reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261));
+  }
+  input(id, shape) {
+    this.inputs.push({ id, shape });
+    this.nodes.push({ id, op_type: 'Input', types: [{ dtype: 'float32', shape }] });
+    return id;
+  }
+  // A float32 initializer: random in [lo, hi) unless values are given.
+  weight(id, shape, { lo = -0.5, hi = 0.5, values = null } = {}) {
+    const data = values || Array.from({ length: size(shape) }, () => lo + (hi - lo) * this.rand());
+    this.nodes.push({ id, op_type: 'Const', attributes: { value: { tensor: 'float32', shape, data } } });
+    return id;
+  }
+  ints(id, values) {
+    this.nodes.push({ id, op_type: 'Const', attributes: { value: { tensor: 'int64', shape: [values.length], data: values } } });
+    return id;
+  }
+  // An ONNX Constant node holding a float32 scalar (how exporters write Clip bounds, eps, ...).
+  scalar(id, v) {
+    this.nodes.push({ id, op_type: 'Constant', attributes: { value: { tensor: 'float32', shape: [], data: [v] } } });
+    return id;
+  }
+  op(id, op_type, inputs, attributes) {
+    const n = { id, op_type, inputs };
+    if (attributes) n.attributes = attributes;
+    this.nodes.push(n);
+    return id;
+  }
+  output(...ids) {
+    for (const id of ids) {
+      this.outputs.push(id);
+      this.nodes.find((n) => n.id === id).types = [{ dtype: 'float32' }];
+    }
+  }
+  json() {
+    const domains = [''], versions = [this.opset];
+    return JSON.stringify({
+      inputs: this.inputs.map((i) => i.id), outputs: this.outputs,
+      properties: { 'onnx.opset_domains': domains, 'onnx.opset_versions': versions }, nodes: this.nodes,
+    });
+  }
+}
+
+// ---- the cases: what each model holds, and the ops the fused model must have ----
+
+function convCases() {
+  const out = [];
+  let m = new Model('conv_activations');
+  const x = m.input('x', [1, 4, 6, 6]);
+  const w = m.weight('w', [4, 4, 3, 3]);
+  const b = m.weight('b', [4]);
+  const cp = { kernel_shape: [3, 3], pads: [1, 1, 1, 1] };
+  const acts = [
+    ['Relu', [x, w, b]], ['Tanh', [x, w]], ['Sigmoid', [x, w, b]],
+    ['LeakyRelu', [x, w, b], { alpha: 0.2 }], ['LeakyRelu', [x, w]],
+    ['HardSigmoid', [x, w, b], { alpha: 0.3, beta: 0.4 }], ['HardSigmoid', [x, w]],
+  ];
+  acts.forEach(([act, ins, attrs], i) => {
+    m.op(`c${i}`, 'Conv', ins, cp);
+    m.op(`a${i}`, act, [`c${i}`], attrs);
+    m.output(`a${i}`);
+  });
+  m.op('c7', 'Conv', [x, w, b], cp);
+  m.op('a7', 'Clip', ['c7', m.scalar('lo', 0), m.scalar('hi', 0.3)]);
+  m.op('c8', 'Conv', [x, w, b], cp);
+  m.op('a8', 'Clip', ['c8', m.scalar('lo8', -0.1)]);
+  m.output('a7', 'a8');
+  out.push({ model: m, expect: { 'com.microsoft.FusedConv': 9, Conv: 0, Constant: 0 } });
+
+  m = new Model('conv_clip_opset10', 10);
+  m.input('x', [1, 4, 6, 6]);
+  m.weight('w', [4, 4, 3, 3]);
+  m.weight('b', [4]);
+  m.op('c', 'Conv', ['x', 'w', 'b'], { kernel_shape: [3, 3] });
+  m.op('y', 'Clip', ['c'], { min: -0.2, max: 0.2 });
+  m.output('y');
+  out.push({ model: m, expect: { 'com.microsoft.FusedConv': 1, Clip: 0 } });
+
+  m = new Model('conv_residual');
+  m.input('x', [1, 4, 6, 6]);
+  for (const k of [1, 2, 3]) {
+    m.weight(`w${k}`, [4, 4, 3, 3]);
+    m.weight(`b${k}`, [4]);
+  }
+  const p = { kernel_shape: [3, 3], pads: [1, 1, 1, 1] };
+  m.op('c1', 'Conv', ['x', 'w1', 'b1'], p);
+  m.op('r1', 'Relu', ['c1']);
+  m.op('c2', 'Conv', ['r1', 'w2', 'b2'], p);
+  m.op('s2', 'Add', ['c2', 'x']);
+  m.op('r2', 'Relu', ['s2']);
+  m.op('c3', 'Conv', ['r2', 'w3', 'b3'], p);
+  m.op('s3', 'Add', ['r2', 'c3']);
+  m.output('s3');
+  out.push({ model: m, expect: { 'com.microsoft.FusedConv': 3, Add: 0, Relu: 0 } });
+  return out;
+}
+
+function matmulCases() {
+  const out = [];
+  let m = new Model('matmul_transposes_scales');
+  m.input('a2', [5, 3]);
+  m.input('b2', [5, 4]);
+  m.op('t1', 'Transpose', ['a2'], { perm: [1, 0] });
+  m.op('m1', 'MatMul', ['t1', 'b2']);
+  m.input('a3', [2, 3, 5]);
+  m.input('b3', [2, 4, 5]);
+  m.op('t2', 'Transpose', ['b3'], { perm: [0, 2, 1] });
+  m.op('m2', 'MatMul', ['a3', 't2']);
+  m.input('x4', [2, 2, 5, 3]);
+  m.input('y4', [2, 2, 4, 5]);
+  m.op('tx', 'Transpose', ['x4'], { perm: [0, 1, 3, 2] });
+  m.op('ty', 'Transpose', ['y4'], { perm: [0, 1, 3, 2] });
+  m.op('m3', 'MatMul', ['tx', 'ty']);
+  m.input('q', [3, 2, 5]);
+  m.weight('w3', [2, 5, 4]);
+  m.op('tq', 'Transpose', ['q'], { perm: [1, 0, 2] });
+  m.op('m4', 'MatMul', ['tq', 'w3']);
+  m.input('k', [4, 2, 5]);
+  m.weight('w3b', [2, 3, 5]);
+  m.op('tk', 'Transpose', ['k'], { perm: [1, 2, 0] });
+  m.op('m5', 'MatMul', ['w3b', 'tk']);
+  m.input('p', [2, 3, 5]);
+  m.weight('w3c', [2, 5, 4]);
+  m.op('tp', 'Transpose', ['p'], { perm: [1, 2, 0] });  // [3, 5, 2]
+  m.weight('w3d', [3, 2, 4]);
+  m.op('m6', 'MatMul', ['tp', 'w3d']);
+  m.input('v', [5, 2, 4]);
+  m.op('tv', 'Transpose', ['v'], { perm: [1, 0, 2] });
+  m.op('m7', 'MatMul', ['w3b', 'tv']);
+  m.scalar('c', 0.5);
+  m.op('sa', 'Mul', ['a3', 'c']);
+  m.op('m8', 'MatMul', ['sa', 'w3c']);
+  m.op('sb', 'Mul', ['c', 'w3c']);
+  m.op('m9', 'MatMul', ['a3', 'sb']);
+  m.op('m10', 'MatMul', ['a3', 'w3c']);
+  m.op('m10s', 'Mul', ['m10', 'c']);
+  m.op('sa11', 'Mul', ['a3', 'c']);
+  m.op('tb11', 'Transpose', ['b3'], { perm: [0, 2, 1] });
+  m.op('m11', 'MatMul', ['sa11', 'tb11']);
+  m.input('g', [3, 5]);
+  m.weight('gw', [5, 4]);
+  m.weight('gb', [4]);
+  m.op('gm', 'MatMul', ['g', 'gw']);
+  m.op('gemm', 'Add', ['gb', 'gm']);
+  m.output('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10s', 'm11', 'gemm');
+  out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 11, Gemm: 1, MatMul: 0, Transpose: 0, Mul: 0 } });
+
+  for (const scale of ['Div', 'Mul']) {
+    m = new Model(`attention_${scale.toLowerCase()}`);
+    m.input('q', [6, 4, 8]);
+    m.input('k', [6, 4, 8]);
+    m.input('v', [6, 4, 8]);
+    m.scalar('c', scale === 'Div' ? 2.828427 : 0.35355339);
+    m.op('tq', 'Transpose', ['q'], { perm: [1, 0, 2] });
+    m.op('sq', scale, ['tq', 'c']);
+    m.op('tk', 'Transpose', ['k'], { perm: [1, 2, 0] });
+    m.op('s', 'MatMul', ['sq', 'tk']);
+    m.op('p', 'Softmax', ['s'], { axis: -1 });
+    m.op('tv', 'Transpose', ['v'], { perm: [1, 0, 2] });
+    m.op('o', 'MatMul', ['p', 'tv']);
+    m.op('to', 'Transpose', ['o'], { perm: [1, 0, 2] });
+    m.output('to');
+    out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 2, MatMul: 0, Transpose: 1, Softmax: 1,
+                                   Div: scale === 'Div' ? 1 : 0, Mul: 0 } });
+  }
+  return out;
+}
+
+function geluCases() {
+  const out = [];
+  let m = new Model('gelu_family');
+  m.input('x', [2, 3, 8]);
+  m.scalar('r2', Math.SQRT2);
+  m.scalar('ir2', Math.SQRT1_2);
+  m.scalar('one', 1);
+  m.scalar('half', 0.5);
+  m.weight('bias', [8]);
+  m.op('xb', 'Add', ['x', 'bias']);
+  // 0.5 * xb * (1 + erf(xb / sqrt2)) -> Gelu(xb) -> BiasGelu(x, bias)
+  m.op('d1', 'Div', ['xb', 'r2']);
+  m.op('e1', 'Erf', ['d1']);
+  m.op('a1', 'Add', ['e1', 'one']);
+  m.op('m1', 'Mul', ['xb', 'a1']);
+  m.op('g1', 'Mul', ['m1', 'half']);
+  m.op('d2', 'Mul', ['x', 'ir2']);
+  m.op('e2', 'Erf', ['d2']);
+  m.op('a2', 'Add', ['one', 'e2']);
+  m.op('m2', 'Mul', ['a2', 'x']);
+  m.op('g2', 'Mul', ['half', 'm2']);
+  m.op('d3', 'Div', ['x', 'r2']);
+  m.op('e3', 'Erf', ['d3']);
+  m.op('a3', 'Add', ['e3', 'one']);
+  m.op('h3', 'Mul', ['x', 'half']);
+  m.op('g3', 'Mul', ['h3', 'a3']);
+  m.op('d4', 'Mul', ['ir2', 'x']);
+  m.op('e4', 'Erf', ['d4']);
+  m.op('a4', 'Add', ['e4', 'one']);
+  m.op('h4', 'Mul', ['half', 'x']);
+  m.op('g4', 'Mul', ['a4', 'h4']);
+  m.op('s5', 'Sigmoid', ['x']);
+  m.op('q5', 'Mul', ['s5', 'x']);
+  m.scalar('alpha', 1.702);
+  m.op('sx6', 'Mul', ['x', 'alpha']);
+  m.op('s6', 'Sigmoid', ['sx6']);
+  m.op('q6', 'Mul', ['x', 's6']);
+  m.output('g1', 'g2', 'g3', 'g4', 'q5', 'q6');
+  out.push({ model: m, expect: { 'com.microsoft.BiasGelu': 1, 'com.microsoft.Gelu': 3, 'com.microsoft.QuickGelu': 2,
+                                 Erf: 0, Mul: 0, Sigmoid: 0, Add: 0, Constant: 0 } });
+
+  m = new Model('gelu_onnx20_bias', 20);
+  m.input('x', [2, 3, 8]);
+  m.weight('bias', [8]);
+  m.op('xb', 'Add', ['bias', 'x']);
+  m.op('g', 'Gelu', ['xb']);
+  m.output('g');
+  out.push({ model: m, expect: { 'com.microsoft.BiasGelu': 1, Gelu: 0, Add: 0 } });
+  return out;
+}
+
+function layerNormCases() {
+  const out = [];
+  const decomposed = (m, tag, s) => {
+    m.op(`mean${tag}`, 'ReduceMean', [s], { axes: [-1] });
+    m.op(`d${tag}`, 'Sub', [s, `mean${tag}`]);
+    m.op(`sq${tag}`, 'Pow', [`d${tag}`, 'two']);
+    m.op(`var${tag}`, 'ReduceMean', [`sq${tag}`], { axes: [-1] });
+    m.op(`ve${tag}`, 'Add', [`var${tag}`, 'eps']);
+    m.op(`std${tag}`, 'Sqrt', [`ve${tag}`]);
+    m.op(`n${tag}`, 'Div', [`d${tag}`, `std${tag}`]);
+    m.op(`sc${tag}`, 'Mul', [`n${tag}`, `gamma${tag}`]);
+    return m.op(`ln${tag}`, 'Add', [`sc${tag}`, `beta${tag}`]);
+  };
+  let m = new Model('skip_layernorm_decomposed');
+  m.input('x', [1, 4, 16]);
+  m.input('y', [1, 4, 16]);
+  m.scalar('two', 2);
+  m.scalar('eps', 1e-5);
+  for (const t of ['1', '2']) {
+    m.weight(`gamma${t}`, [16], { lo: 0.5, hi: 1.5 });
+    m.weight(`beta${t}`, [16]);
+  }
+  m.op('s1', 'Add', ['x', 'y']);
+  decomposed(m, '1', 's1');
+  m.op('f', 'Tanh', ['ln1']);
+  m.op('s2', 'Add', ['ln1', 'f']);
+  decomposed(m, '2', 's2');
+  m.output('ln2');
+  out.push({ model: m, expect: { 'com.microsoft.SkipLayerNormalization': 2, ReduceMean: 0, Add: 0 } });
+
+  m = new Model('skip_layernorm_native', 17);
+  m.input('x', [1, 4, 16]);
+  m.input('y', [1, 4, 16]);
+  for (const t of ['1', '2']) {
+    m.weight(`gamma${t}`, [16], { lo: 0.5, hi: 1.5 });
+    m.weight(`beta${t}`, [16]);
+  }
+  m.op('s1', 'Add', ['y', 'x']);
+  m.op('ln1', 'LayerNormalization', ['s1', 'gamma1', 'beta1'], { axis: -1, epsilon: 1e-5 });
+  m.op('f', 'Relu', ['ln1']);
+  m.op('s2', 'Add', ['ln1', 'f']);
+  m.op('ln2', 'LayerNormalization', ['s2', 'gamma2', 'beta2'], { axis: -1, epsilon: 1e-3 });
+  m.output('ln2');
+  out.push({ model: m, expect: { 'com.microsoft.SkipLayerNormalization': 2, LayerNormalization: 0, Add: 0 } });
+  return out;
+}
+
+function cleanupCases() {
+  const m = new Model('cleanup');
+  m.input('x', [2, 3, 4, 5]);
+  m.op('i', 'Identity', ['x']);
+  m.op('d', 'Dropout', ['i']);
+  m.op('t1', 'Transpose', ['d'], { perm: [0, 2, 3, 1] });
+  m.op('t2', 'Transpose', ['t1'], { perm: [0, 3, 1, 2] });
+  m.op('r', 'Relu', ['t2']);
+  m.op('u1', 'Transpose', ['r'], { perm: [1, 0, 2, 3] });
+  m.op('u2', 'Transpose', ['u1'], { perm: [0, 2, 3, 1] });
+  m.ints('s1', [6, 20]);
+  m.ints('s2', [3, -1, 5]);
+  m.op('h1', 'Reshape', ['r', 's1']);
+  m.op('h2', 'Reshape', ['h1', 's2']);
+  m.op('o', 'Sigmoid', ['h2']);
+  m.output('u2', 'o');
+  return [{ model: m, expect: { Identity: 0, Dropout: 0, Transpose: 1, Reshape: 1 } }];
+}
+
+// ---- running them ----
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  return { ok: r.status === 0, text: ((r.stdout || '') + (r.stderr || '') + (r.error ? String(r.error) : '')).trim() };
+}
+
+function opCounts(file) {
+  const c = {};
+  for (const n of readNodes(file)) {
+    const k = n.domain ? `${n.domain}.${n.op}` : n.op;
+    c[k] = (c[k] || 0) + 1;
+  }
+  return c;
+}
+
+function main() {
+  const o = { rtol: '1e-4' };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; ++i) {
+    const a = argv[i];
+    if (a === '--graphfuse') o.graphfuse = argv[++i];
+    else if (a === '--rules') o.rules = argv[++i];
+    else if (a === '--work') o.work = argv[++i];
+    else if (a === '--rtol') o.rtol = argv[++i];
+    else if (a === '--only') o.only = argv[++i].split(',');
+    else { console.error(USAGE); process.exit(2); }
+  }
+  if (!o.graphfuse || !o.rules || !o.work) { console.error(USAGE); process.exit(2); }
+  const ruleArgs = fs.readdirSync(o.rules).filter((f) => f.endsWith('.yaml')).sort()
+    .flatMap((f) => ['--rules', path.join(o.rules, f)]);
+  fs.mkdirSync(o.work, { recursive: true });
+  const none = path.join(o.work, 'no_rules.yaml');
+  fs.writeFileSync(none, 'rules: []\n');
+  const node = process.execPath;
+  let failures = 0;
+  const check = (ok, label, text) => {
+    if (!ok) ++failures;
+    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${label}${!ok && text ? '\n      ' + text.split('\n').join('\n      ') : ''}`);
+    return ok;
+  };
+  const cases = [...convCases(), ...matmulCases(), ...geluCases(), ...layerNormCases(), ...cleanupCases()];
+  for (const { model, expect } of cases) {
+    if (o.only && !o.only.includes(model.name)) continue;
+    console.log(`${model.name}:`);
+    const dir = path.join(o.work, model.name);
+    fs.mkdirSync(dir, { recursive: true });
+    const json = path.join(dir, 'model.json'), orig = path.join(dir, 'orig.onnx'), fused = path.join(dir, 'fused.onnx');
+    fs.writeFileSync(json, model.json());
+    if (!check(run(o.graphfuse, ['apply', '--rules', none, json, '-o', orig, '-q']).ok, 'build the model')) continue;
+    const r = run(o.graphfuse, ['apply', ...ruleArgs, orig, '-o', fused]);
+    if (!check(r.ok, 'graphfuse apply', r.text)) continue;
+    const counts = opCounts(fused);
+    for (const [op, want] of Object.entries(expect))
+      check((counts[op] || 0) === want, `${op}: ${counts[op] || 0} (want ${want})`);
+    const rand = rng(7);
+    const feeds = [];
+    for (const { id, shape } of model.inputs) {
+      const f = path.join(dir, `${id}.bin`);
+      fs.writeFileSync(f, Buffer.from(Float32Array.from({ length: size(shape) }, () => 2 * rand() - 1).buffer));
+      feeds.push('--input', `${id}=${f}:${shape.join('x')}`);
+    }
+    const runModel = path.join(__dirname, 'run_model.js');
+    const a = run(node, [runModel, orig, ...feeds, '--level', 'disabled', '--out', path.join(dir, 'orig'), '--quiet']);
+    const b = run(node, [runModel, fused, ...feeds, '--level', 'disabled', '--out', path.join(dir, 'fused'), '--quiet']);
+    check(a.ok, 'ONNX Runtime runs the original', a.text);
+    if (!check(b.ok, 'ONNX Runtime runs the fused model as written', b.text) || !a.ok) continue;
+    const c = run(node, [path.join(__dirname, 'compare.js'), path.join(dir, 'fused'), path.join(dir, 'orig'), '--rtol', o.rtol]);
+    check(c.ok, 'fused vs original', c.text);
+  }
+  console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+  process.exit(failures ? 1 : 0);
+}
+
+main();
