@@ -66,7 +66,11 @@ TEST(Executor, ChannelsLastModeMatchesPlain) {
   auto add = g.add_node("add", OpType::intern("Add"), {{c2, 0}, {r1, 0}});
   auto clip = g.add_node("clip", OpType::intern("Clip"), {{add, 0}, {g.add_node("lo", OpType::intern("Const"), {}, attrs({{"value", T({}, {0.0f})}})), 0}});
   auto cat = g.add_node("cat", OpType::intern("Concat"), {{clip, 0}, {r1, 0}}, attrs({{"axis", std::int64_t{1}}}));
-  auto pool = g.add_node("pool", OpType::intern("MaxPool"), {{cat, 0}}, attrs({{"kernel_shape", Shape{2, 2}}, {"strides", Shape{2, 2}}}));
+  auto mp = g.add_node("mp", OpType::intern("MaxPool"), {{cat, 0}}, attrs({{"kernel_shape", Shape{2, 2}}, {"strides", Shape{1, 1}}}));
+  // count_include_pad over a ceil_mode overhang: the fast set's reference fallback, fed NHWC.
+  auto pool = g.add_node("pool", OpType::intern("AveragePool"), {{mp, 0}},
+                         attrs({{"kernel_shape", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"pads", Shape{1, 1, 0, 0}},
+                                {"ceil_mode", std::int64_t{1}}, {"count_include_pad", std::int64_t{1}}}));
   auto fc = g.add_node("fc", OpType::intern("com.microsoft.FusedConv"),
                        {{pool, 0}, {cst("w3", {4, 16, 1, 1}), 0}, {cst("b3", {4}), 0},
                         {g.add_node("z", OpType::intern("Conv"), {{pool, 0}, {cst("w4", {4, 16, 1, 1}), 0}}), 0}},
