@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   cli::register_dot(app, run);
   cli::register_gen(app, run);
   cli::register_test(app, run);
+  cli::register_verify(app, run);
+  cli::register_run(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -39,11 +39,13 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
 
 struct CaseOutcome {
   bool passed = false;
+  bool verified = false;               ///< numerics were checked (and agreed)
   std::string message;                 ///< why it failed
   std::optional<std::string> updated;  ///< new expect text, for --update
 };
 
-CaseOutcome run_case(const RuleTestFile& file, const RuleSet& rules, const RuleTestCase& tc) {
+CaseOutcome run_case(const RuleTestFile& file, const RuleSet& rules, const RuleTestCase& tc,
+                     const RuleTestOptions& opts) {
   CaseOutcome out;
   Graph input, actual;
   try {
@@ -88,6 +90,16 @@ CaseOutcome run_case(const RuleTestFile& file, const RuleSet& rules, const RuleT
     out.message = (unchanged ? "  expected the graph unchanged; differences:\n" : "") + cmp.render();
     out.updated = write_graph_text(actual);
   }
+  // Numerics after structure: a case whose graph is wrong fails on the diff alone, and
+  // its --update must not wait on the kernels.
+  if (out.passed && tc.verify && opts.verifier) {
+    std::string why = opts.verifier(input, actual);
+    out.verified = why.empty();
+    if (!why.empty()) {
+      out.passed = false;
+      out.message = "  " + why + (why.back() == '\n' ? "" : "\n");
+    }
+  }
   return out;
 }
 
@@ -121,11 +133,13 @@ RuleTestCounts run_rule_tests(const std::vector<std::string>& paths, const RuleT
       }
       std::string where = path + ":" + std::to_string(tc.line);
       CaseOutcome r;
-      if (rules) r = run_case(*file, *rules, tc);
+      if (rules) r = run_case(*file, *rules, tc, opt);
       else r.message = "  rules did not load: " + load_error + "\n";
-      out << (r.passed ? "PASS " : "FAIL ") << where << " " << tc.name << "\n";
+      out << (r.passed ? "PASS " : "FAIL ") << where << " " << tc.name << (r.verified ? " (verified)" : "") << "\n";
+      if (tc.verify && !opt.verifier) ++counts.unverified;
       if (r.passed) {
         ++counts.passed;
+        if (r.verified) ++counts.verified;
         continue;
       }
       ++counts.failed;
@@ -139,6 +153,8 @@ RuleTestCounts run_rule_tests(const std::vector<std::string>& paths, const RuleT
   }
   out << counts.passed << " passed, " << counts.failed << " failed";
   if (counts.skipped) out << ", " << counts.skipped << " skipped";
+  if (counts.verified) out << " (" << counts.verified << " verified numerically)";
+  if (counts.unverified) out << ", " << counts.unverified << " unverified (no kernels)";
   out << "\n";
   return counts;
 }

@@ -52,6 +52,7 @@ KernelRegistry build_reference() {
   register_reference_pool(r);
   register_reference_shape(r);
   register_reference_reduce(r);
+  register_reference_tf_norm(r);
   return r;
 }
 

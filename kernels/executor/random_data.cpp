@@ -49,8 +49,11 @@ Tensor random_tensor(std::uint64_t seed, std::string_view name, const Shape& sha
 
 RandomRole role_of_constant(const Graph& g, NodeId n, const Shape& shape) {
   static const OpType kBatchNorm = OpType::intern("BatchNormalization");
+  static const OpType kTfBatchNorm = OpType::intern("FusedBatchNorm");
+  static const OpType kTfBatchNormV3 = OpType::intern("FusedBatchNormV3");
   for (const Use& u : g.consumers({n, 0})) {
-    if (g.node(u.node).op == kBatchNorm) {
+    // TF's FusedBatchNorm takes (x, scale, offset, mean, variance) in ONNX's slots.
+    if (const OpType op = g.node(u.node).op; op == kBatchNorm || op == kTfBatchNorm || op == kTfBatchNormV3) {
       if (u.slot == 4 || u.slot == 1) return RandomRole::Positive;  // variance, scale
       if (u.slot >= 2) return RandomRole::Small;
     }
