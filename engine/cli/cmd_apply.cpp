@@ -1,9 +1,12 @@
-// `graphfuse apply`: load rules and a graph, rewrite to a fixed point, save atomically.
+// `graphfuse apply`: load rules and a graph, rewrite to a fixed point, save atomically;
+// optionally print statistics, a trace, and a progress line.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/fold_step.h"
+#include "cli/progress.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
@@ -16,7 +19,12 @@ struct ApplyOptions {
   std::string input;
   std::string output;
   RewriteOptions rewrite;
+  std::uint64_t shuffle_seed = 0;
+  bool shuffle = false;
+  bool stats = false;
+  std::string stats_json;
   bool quiet = false;
+  std::string fold = "auto";  ///< constant folding between rewrite passes (cli/fold_step.h)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -27,29 +35,64 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-int run_apply(const ApplyOptions& o) {
+int run_apply(ApplyOptions o) {
+  Progress progress(o.quiet);
   auto t0 = Clock::now();
+  progress.phase("loading rules");
   RuleSet rules = load_rule_files(o.rules);
+  progress.phase("loading " + o.input);
   Graph g = load_graph(o.input);
   double load_ms = ms_since(t0);
+
+  if (o.shuffle) o.rewrite.shuffle_seed = o.shuffle_seed;
+  o.rewrite.rule_times = o.stats || !o.stats_json.empty();
+  o.rewrite.throw_on_nonconvergence = false;  // report first, then fail
+  if (progress.enabled())
+    o.rewrite.progress = [&progress](const RewriteProgress& p) {
+      bool match = p.phase == RewriteProgress::Phase::Match;
+      std::string label = "round " + std::to_string(p.round) + (match ? ": matching " : ": applying ") +
+                          std::to_string(p.total) + (match ? " candidates" : " matches");
+      if (match) progress.phase(label);
+      else progress.bar(label, p.done, p.total);
+    };
   auto t1 = Clock::now();
-  // On failure rewrite_graph throws and nothing is written: OUTPUT stays untouched.
-  RewriteReport report = rewrite_graph(g, rules, o.rewrite);
+  FoldSummary fold;
+  RewriteReport report = rewrite_with_fold(g, rules, o.rewrite, o.fold, &fold);
+  if (!o.quiet && fold.folded)
+    std::cout << "folded " << fold.folded << " nodes into constants, removed " << fold.removed << " unused constants\n";
   double rewrite_ms = ms_since(t1);
+
+  auto write_reports = [&] {
+    if (!o.stats_json.empty()) write_file_atomic(o.stats_json, stats_json(report));
+    if (o.rewrite.trace)
+      for (const std::string& line : report.trace) std::cout << line << "\n";
+  };
+  if (!report.converged) {
+    // Nothing is written: OUTPUT keeps its previous contents (or stays absent).
+    progress.finish();
+    write_reports();
+    if (o.stats) std::cout << format_stats(report);
+    throw Error(report.stop_reason);
+  }
+  progress.phase("saving " + o.output);
   auto t2 = Clock::now();
   save_graph(g, o.output);
   double save_ms = ms_since(t2);
-  if (o.quiet) return 0;
-  std::size_t total = 0;
-  for (const RuleStats& s : report.rules) {
-    total += s.applied;
-    std::cout << s.rule << ": " << plural(s.applied, "rewrite") << "\n";
+  progress.finish();
+  write_reports();
+  if (!o.quiet) {
+    std::size_t total = 0;
+    for (const RuleStats& s : report.rules) {
+      total += s.applied;
+      std::cout << s.rule << ": " << plural(s.applied, "rewrite") << "\n";
+    }
+    std::cout << "nodes: " << report.nodes_before << " -> " << report.nodes_after << " ("
+              << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
+    std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "
+              << rewrite_ms << " ms, save " << save_ms << " ms\n";
+    std::cout << "wrote " << o.output << "\n";
   }
-  std::cout << "nodes: " << report.nodes_before << " -> " << report.nodes_after << " ("
-            << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
-  std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "
-            << rewrite_ms << " ms, save " << save_ms << " ms\n";
-  std::cout << "wrote " << o.output << "\n";
+  if (o.stats) std::cout << format_stats(report);
   return 0;
 }
 }  // namespace
@@ -61,8 +104,21 @@ void register_apply(CLI::App& app, Handler& run) {
   cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("-o,--output", opt->output, "Output graph; format by extension")->required();
   cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)");
-  cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Stop after this many rounds");
-  cmd->add_flag("-q,--quiet", opt->quiet, "Print nothing on success");
+  cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Give up after this many rewriting rounds")
+      ->capture_default_str();
+  cmd->add_option("--max-nodes", opt->rewrite.max_nodes,
+                  "Give up when the graph grows past this many nodes (0 = 8 x input + 4096)")
+      ->capture_default_str();
+  cmd->add_flag("--stats", opt->stats, "Print per-rule and per-round statistics");
+  cmd->add_option("--stats-json", opt->stats_json, "Write the statistics as JSON to this file");
+  cmd->add_flag("--trace", opt->rewrite.trace, "Print one line per rewrite (rule, root, nodes removed and added)");
+  cmd->add_option("--shuffle-seed", opt->shuffle_seed,
+                  "Visit candidates in an order shuffled with this seed (the output must not change)")
+      ->each([opt](const std::string&) { opt->shuffle = true; });
+  cmd->add_flag("-q,--quiet", opt->quiet, "Print nothing on success, and no progress line");
+  cmd->add_option("--fold", opt->fold,
+                  "Constant folding between rewrite passes: auto (nodes the rules created), all, off")
+      ->capture_default_str();
   cmd->callback([opt, &run] { run = [opt] { return run_apply(*opt); }; });
 }
 

@@ -1,107 +1,96 @@
-// The fixed-point driver: match (parallel), order, select without overlap, apply, repeat.
+// The fixed-point driver: match (parallel), order, select without overlap, apply, repeat;
+// stop at a fixed point or, reporting the rules still firing, at a bound.
+#include "rewrite/driver.h"
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
+#include <random>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
+#include <tbb/blocked_range.h>
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
-#include "graphfuse/rewrite.h"
 #include "match/matcher.h"
 #include "match/program.h"
 #include "rewrite/legality.h"
 #include "rewrite/rewriter.h"
+#include "rewrite/state_hash.h"
+#include "rewrite/worklist.h"
 
 namespace graphfuse {
 
-std::string_view reject_reason_name(RejectReason r) {
-  switch (r) {
-    case RejectReason::ExternalUse: return "external_use";
-    case RejectReason::GraphOutput: return "graph_output";
-    case RejectReason::LeafOverlap: return "leaf_overlap";
-    case RejectReason::MissingAttribute: return "missing_attribute";
-    case RejectReason::ErasedOutput: return "erased_output";
-    case RejectReason::Conflict: return "conflict";
-    case RejectReason::Stale: return "stale";
-  }
-  return "?";
+RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions& opt) {
+  return rewrite::run_driver(g, rules, opt, nullptr);
 }
+
+namespace rewrite {
 
 namespace {
 
-using rewrite::ChangeKind;
 using Clock = std::chrono::steady_clock;
+using Event = CandidateEvent;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-/// Per-node bookkeeping the driver keeps across rounds, grown as nodes are created.
-struct NodeState {
-  std::vector<double> pos;          // a topological position (see assign_positions)
-  std::vector<char> is_output;      // node has a graph output
-  std::vector<int> claimed;         // round in which a selected match used the node
-  std::vector<int> changed;         // round in which its op/inputs changed or it went
-  std::vector<int> uses_changed;    // round in which it gained or lost consumers
-  std::vector<int> queued;          // round whose worklist already holds the node
+// Oscillation is looked for from the end of this round on: rule sets that settle do so
+// in a round or three, and hashing what every rewrite touches is not free.
+constexpr int kTrackStatesAfter = 3;
 
-  void grow(NodeId cap) {
-    if (pos.size() >= cap) return;
-    pos.resize(cap, 0.0);
-    is_output.resize(cap, 0);
-    claimed.resize(cap, 0);
-    changed.resize(cap, 0);
-    uses_changed.resize(cap, 0);
-    queued.resize(cap, 0);
-  }
+/// Per-node bookkeeping kept across rounds, one record per NodeId so that the apply
+/// loop touches one cache line per node, grown as nodes are created.
+struct NodeInfo {
+  double pos = 0.0;      // a topological position (see positions())
+  int claimed = 0;       // round in which a selected match used the node
+  int changed = 0;       // round in which its op/inputs changed or it went
+  int uses_changed = 0;  // round in which it gained or lost consumers
 };
 
-void mark_outputs(const Graph& g, NodeState& s) {
-  std::fill(s.is_output.begin(), s.is_output.end(), 0);
-  for (ValueRef v : g.outputs()) s.is_output[v.node] = 1;
+/// A legal match's place in the application order: benefit (higher first), rule
+/// order, root's position, root. (rule, root) is unique, so the order is total and
+/// does not depend on threads or on the order matches were found in.
+struct Key {
+  int benefit;
+  std::uint32_t rule;
+  double pos;
+  NodeId root;
+  std::uint32_t idx;  // into MatchResults::found
+};
+bool operator<(const Key& a, const Key& b) {
+  if (a.benefit != b.benefit) return a.benefit > b.benefit;
+  if (a.rule != b.rule) return a.rule < b.rule;
+  if (a.pos != b.pos) return a.pos < b.pos;
+  return a.root < b.root;
 }
 
-// Created nodes sit between their inputs and the root they feed, so positions stay a
-// topological order without re-sorting the graph: new node i of k gets a position
-// strictly inside (max position of its outside inputs, root's position).
-void assign_positions(const Graph& g, NodeState& s, const std::vector<NodeId>& created, NodeId root) {
-  if (created.empty()) return;
-  std::set<NodeId> fresh(created.begin(), created.end());
-  double lo = -1.0;
-  for (NodeId n : created)
-    for (ValueRef v : g.node(n).inputs)
-      if (v.valid() && !fresh.count(v.node)) lo = std::max(lo, s.pos[v.node]);
-  double hi = s.pos[root];
-  double k = static_cast<double>(created.size()) + 1.0;
-  for (std::size_t i = 0; i < created.size(); ++i)
-    s.pos[created[i]] = lo + (hi - lo) * (static_cast<double>(i) + 1.0) / k;
-}
-
-// Every node whose match could have changed: the changed nodes and everything up to
-// `depth` steps downstream of them (a pattern's root is at most depth steps below any
-// of its nodes). `seen` stamps (this round's number) deduplicate without a set.
-std::vector<NodeId> worklist(const Graph& g, const std::vector<NodeId>& seeds, int depth,
-                             std::vector<int>& seen, int round) {
-  std::vector<NodeId> out;
-  for (NodeId n : seeds)
-    if (g.alive(n) && seen[n] != round) {
-      seen[n] = round;
-      out.push_back(n);
+// True when every input of every node comes from a node with a smaller id: the ids are
+// then a topological order and no sort is needed (the common case for files we wrote).
+bool ids_are_topological(const Graph& g, tbb::task_arena* arena) {
+  const NodeId cap = g.capacity();
+  auto check = [&g](NodeId begin, NodeId end) {
+    for (NodeId n = begin; n < end; ++n) {
+      if (!g.alive(n)) continue;
+      for (ValueRef v : g.node(n).inputs)
+        if (v.valid() && v.node >= n) return false;
     }
-  std::size_t begin = 0;
-  for (int d = 0; d < depth; ++d) {
-    std::size_t end = out.size();
-    for (std::size_t i = begin; i < end; ++i)
-      for (std::uint32_t p = 0; p < g.node(out[i]).outputs.size(); ++p)
-        for (const Use& u : g.consumers(ValueRef{out[i], p}))
-          if (seen[u.node] != round) {
-            seen[u.node] = round;
-            out.push_back(u.node);
-          }
-    begin = end;
-  }
-  return out;  // in discovery order: results do not depend on the visiting order
+    return true;
+  };
+  if (arena == nullptr || cap < 65536) return check(0, cap);
+  std::atomic<bool> ok{true};
+  arena->execute([&] {
+    tbb::parallel_for(tbb::blocked_range<NodeId>(0, cap, 16384), [&](const tbb::blocked_range<NodeId>& r) {
+      if (ok.load(std::memory_order_relaxed) && !check(r.begin(), r.end())) ok = false;
+    });
+  });
+  return ok;
 }
 
 std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) {
@@ -110,149 +99,350 @@ std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) 
   return s;
 }
 
-}  // namespace
+class Driver {
+ public:
+  Driver(Graph& g, const RuleSet& rules, const RewriteOptions& opt, const DriverHooks* hooks)
+      : g_(g), rules_(rules), opt_(opt), hooks_(hooks && hooks->on_candidate ? hooks : nullptr), rw_(g) {}
 
-RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions& opt) {
-  RewriteReport rep;
-  rep.nodes_before = g.size();
-  // The rules that run: the enabled ones, or exactly those named in only_rules.
-  std::vector<char> active(rules.size(), 0);
-  if (opt.only_rules.empty()) {
-    for (std::uint32_t r : rules.enabled()) active[r] = 1;
-  } else {
-    for (const std::string& name : opt.only_rules) {
-      const Rule* r = rules.find(name);
-      if (!r) throw Error("unknown rule '" + name + "'");
-      active[static_cast<std::size_t>(r - rules.rules().data())] = 1;
+  RewriteReport run();
+
+ private:
+  void select_rules();
+  void positions();
+  match::MatchResults match_round(std::span<const NodeId> candidates);
+  std::vector<Key> order(const std::vector<match::Found>& found);
+  void assign_positions(const std::vector<NodeId>& created, NodeId root);
+  std::vector<NodeId> footprint(const match::Embedding& e) const;
+  void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total) const {
+    if (opt_.progress) opt_.progress(RewriteProgress{round, phase, done, total, g_.size()});
+  }
+  void grow() {
+    if (info_.size() < g_.capacity()) {
+      info_.resize(g_.capacity());
+      is_output_.resize(g_.capacity(), 0);
     }
   }
-  std::vector<std::uint32_t> running;
-  std::vector<int> stat_of(rules.size(), -1);  // rule index -> index in rep.rules
-  for (std::uint32_t r = 0; r < rules.size(); ++r) {
-    if (!active[r]) continue;
-    running.push_back(r);
-    stat_of[r] = static_cast<int>(rep.rules.size());
-    rep.rules.push_back(RuleStats{rules[r].name, rules[r].loc});
+  RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
+  RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
+  std::set<std::uint32_t> fired_since(int round) const;
+
+  Graph& g_;
+  const RuleSet& rules_;
+  const RewriteOptions& opt_;
+  const DriverHooks* hooks_;
+  Rewriter rw_;
+  RewriteReport rep_;
+  std::vector<char> active_;             // rule index -> runs
+  std::vector<std::uint32_t> running_;   // active rule indices, in rule order
+  std::vector<int> stat_of_;             // rule index -> index in rep_.rules
+  std::optional<tbb::task_arena> arena_;
+  std::vector<NodeInfo> info_;
+  std::vector<char> is_output_;          // node has a graph output (legality reads it)
+  std::vector<std::set<std::uint32_t>> fired_;  // per round (index 0 unused): rules applied
+};
+
+void Driver::select_rules() {
+  // The rules that run: the enabled ones, or exactly those named in only_rules.
+  active_.assign(rules_.size(), 0);
+  if (opt_.only_rules.empty()) {
+    for (std::uint32_t r : rules_.enabled()) active_[r] = 1;
+  } else {
+    for (const std::string& name : opt_.only_rules) {
+      const Rule* r = rules_.find(name);
+      if (!r) throw Error("unknown rule '" + name + "'");
+      active_[static_cast<std::size_t>(r - rules_.rules().data())] = 1;
+    }
   }
-
-  int threads = opt.threads > 0 ? opt.threads : tbb::info::default_concurrency();
-  std::optional<tbb::task_arena> arena;
-  if (threads > 1) arena.emplace(threads);
-
-  NodeState s;
-  s.grow(g.capacity());
-  mark_outputs(g, s);
-  {
-    std::vector<NodeId> order = g.topological_order();  // also rejects cyclic input
-    for (std::size_t i = 0; i < order.size(); ++i) s.pos[order[i]] = static_cast<double>(i);
+  stat_of_.assign(rules_.size(), -1);
+  for (std::uint32_t r = 0; r < rules_.size(); ++r) {
+    if (!active_[r]) continue;
+    running_.push_back(r);
+    stat_of_[r] = static_cast<int>(rep_.rules.size());
+    rep_.rules.push_back(RuleStats{rules_[r].name, rules_[r].loc});
   }
+}
 
-  match::Acceptor accept = [&](std::uint32_t r, const match::Embedding& e) {
-    return rewrite::check_legal(g, *rules[r].compiled, e, s.is_output);
-  };
-  auto bump = [&](std::uint32_t r, RejectReason why) {
-    ++rep.rules[static_cast<std::size_t>(stat_of[r])].rejected[static_cast<int>(why)];
-  };
+void Driver::positions() {
+  if (ids_are_topological(g_, arena_ ? &*arena_ : nullptr)) {
+    for (NodeId n = 0; n < g_.capacity(); ++n) info_[n].pos = static_cast<double>(n);
+    return;
+  }
+  std::vector<NodeId> order = g_.topological_order();  // also rejects cyclic input
+  for (std::size_t i = 0; i < order.size(); ++i) info_[order[i]].pos = static_cast<double>(i);
+}
 
-  rewrite::Rewriter rw(g);
-  std::vector<NodeId> candidates = running.empty() ? std::vector<NodeId>{} : g.nodes();
-  std::set<std::uint32_t> fired_last;
+match::MatchResults Driver::match_round(std::span<const NodeId> candidates) {
+  const match::Acceptor accept = [this](std::uint32_t r, const match::Embedding& e) {
+    return check_legal(g_, *rules_[r].compiled, e, is_output_);
+  };
+  tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
+  if (!opt_.rule_times) return match::find_matches(g_, rules_, active_, candidates, accept, arena);
+  // One pass per rule over that rule's candidates, so each pass can be timed; the
+  // (rule, root) pairs tried are the same as in the single pass.
+  std::vector<std::vector<NodeId>> buckets(rules_.size());
+  for (NodeId n : candidates) {
+    if (!g_.alive(n)) continue;
+    for (std::uint32_t r : rules_.rules_for(g_.node(n).op))
+      if (active_[r]) buckets[r].push_back(n);
+  }
+  match::MatchResults out;
+  out.counts.resize(rules_.size());
+  std::vector<char> one(rules_.size(), 0);
+  for (std::uint32_t r : running_) {
+    if (buckets[r].empty()) continue;
+    one[r] = 1;
+    auto t0 = Clock::now();
+    match::MatchResults part = match::find_matches(g_, rules_, one, buckets[r], accept, arena);
+    stats(r).match_ms += ms_between(t0, Clock::now());
+    one[r] = 0;
+    out.found.insert(out.found.end(), std::make_move_iterator(part.found.begin()),
+                     std::make_move_iterator(part.found.end()));
+    out.counts[r] = part.counts[r];
+  }
+  return out;
+}
+
+std::vector<Key> Driver::order(const std::vector<match::Found>& found) {
+  std::vector<Key> keys(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const match::Found& f = found[i];
+    keys[i] = Key{rules_[f.rule].benefit, f.rule, info_[f.root].pos, f.root, static_cast<std::uint32_t>(i)};
+  }
+  if (arena_ && keys.size() > 65536) arena_->execute([&] { tbb::parallel_sort(keys.begin(), keys.end()); });
+  else std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// Created nodes sit between their inputs and the root they feed, so positions stay a
+// topological order without re-sorting the graph: new node i of k gets a position
+// strictly inside (max position of its outside inputs, root's position).
+void Driver::assign_positions(const std::vector<NodeId>& created, NodeId root) {
+  if (created.empty()) return;
+  auto fresh = [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); };
+  double lo = -1.0;
+  for (NodeId n : created)
+    for (ValueRef v : g_.node(n).inputs)
+      if (v.valid() && !fresh(v.node)) lo = std::max(lo, info_[v.node].pos);
+  double hi = info_[root].pos;
+  double k = static_cast<double>(created.size()) + 1.0;
+  for (std::size_t i = 0; i < created.size(); ++i)
+    info_[created[i]].pos = lo + (hi - lo) * (static_cast<double>(i) + 1.0) / k;
+}
+
+// A superset of the nodes a rewrite of `e` can change or remove: the matched nodes,
+// their producers (constants the match read are swept) and their consumers (uses of
+// roots that are not taken over are rewired).
+std::vector<NodeId> Driver::footprint(const match::Embedding& e) const {
+  std::vector<NodeId> out;
+  for (NodeId n : e.nodes) {
+    if (n == kNoNode) continue;
+    out.push_back(n);
+    for (ValueRef v : g_.node(n).inputs)
+      if (v.valid()) out.push_back(v.node);
+    for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
+      for (const Use& u : g_.consumers(ValueRef{n, p})) out.push_back(u.node);
+  }
+  return out;
+}
+
+std::set<std::uint32_t> Driver::fired_since(int round) const {
+  std::set<std::uint32_t> s;
+  for (std::size_t r = static_cast<std::size_t>(std::max(round, 1)); r < fired_.size(); ++r)
+    s.insert(fired_[r].begin(), fired_[r].end());
+  return s;
+}
+
+RewriteReport Driver::stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing) {
+  rep_.converged = false;
+  rep_.stop = kind;
+  rep_.stop_reason = why + "; rules still firing: " + rule_list(rules_, firing);
+  for (std::uint32_t r : firing) rep_.firing.push_back(rules_[r].label());
+  rep_.nodes_after = g_.size();
+  if (opt_.throw_on_nonconvergence) throw Error(rep_.stop_reason);
+  return std::move(rep_);
+}
+
+RewriteReport Driver::run() {
+  rep_.nodes_before = g_.size();
+  select_rules();
+  int threads = opt_.threads > 0 ? opt_.threads : tbb::info::default_concurrency();
+  rep_.threads = threads;
+  if (threads > 1) arena_.emplace(threads);
+  const std::size_t max_nodes = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
+
+  grow();
+  for (ValueRef v : g_.outputs()) is_output_[v.node] = 1;
+  positions();
+
+  std::optional<std::mt19937_64> rng;
+  if (opt_.shuffle_seed) rng.emplace(*opt_.shuffle_seed);
+  StateDelta state;
+  bool tracking = false;
+  std::unordered_map<std::uint64_t, int> seen_states;  // state delta -> round it ended
+  std::unordered_map<NodeId, std::pair<std::uint32_t, NodeId>> claimer;  // for hooks
+  std::vector<NodeId> created, changed;
+
+  std::vector<NodeId> candidates = running_.empty() ? std::vector<NodeId>{} : g_.nodes();
+  Worklist work(g_, rules_, active_);
+  fired_.resize(1);
   for (int round = 1;; ++round) {
     // One round past max_rounds may only confirm the fixed point.
-    const bool confirm_only = round > opt.max_rounds;
+    const bool confirm_only = round > opt_.max_rounds;
+    if (rng) std::shuffle(candidates.begin(), candidates.end(), *rng);
+    notify(round, RewriteProgress::Phase::Match, 0, candidates.size());
     auto t0 = Clock::now();
-    match::MatchResults mr = match::find_matches(g, rules, active, candidates, accept, arena ? &*arena : nullptr);
+    match::MatchResults mr = match_round(candidates);
     auto t1 = Clock::now();
     RoundStats rs;
     rs.match_ms = ms_between(t0, t1);
-    for (std::uint32_t r : running) {
+    for (std::uint32_t r : running_) {
       const match::RuleCounts& c = mr.counts[r];
-      RuleStats& st = rep.rules[static_cast<std::size_t>(stat_of[r])];
+      RuleStats& st = stats(r);
       st.candidates += c.candidates;
       st.matched += c.matched;
       for (std::size_t k = 0; k < kRejectReasons; ++k) st.rejected[k] += c.rejected[k];
       rs.candidates += c.candidates;
       rs.matched += c.matched;
     }
-    // The order of application: benefit first, then rule order, then upstream roots
-    // first. (rule, root) is unique, so the order is total and thread-independent.
-    std::sort(mr.found.begin(), mr.found.end(), [&](const match::Found& a, const match::Found& b) {
-      int ba = rules[a.rule].benefit, bb = rules[b.rule].benefit;
-      if (ba != bb) return ba > bb;
-      if (a.rule != b.rule) return a.rule < b.rule;
-      if (s.pos[a.root] != s.pos[b.root]) return s.pos[a.root] < s.pos[b.root];
-      return a.root < b.root;
-    });
+    // The order matches arrive in must not matter; shuffling it proves that it does not.
+    if (rng) std::shuffle(mr.found.begin(), mr.found.end(), *rng);
+    const std::vector<Key> keys = order(mr.found);
     if (confirm_only) {
       rs.apply_ms = ms_between(t1, Clock::now());
-      rep.per_round.push_back(rs);
+      rs.nodes = g_.size();
+      rep_.per_round.push_back(rs);
       if (mr.found.empty()) break;
       // Name both sides of an oscillation: what fired last and what would fire next.
-      std::set<std::uint32_t> firing = fired_last;
+      std::set<std::uint32_t> firing = fired_.back();
       for (const match::Found& f : mr.found) firing.insert(f.rule);
-      rep.stop_reason = "no fixed point after " + std::to_string(opt.max_rounds) +
-                        " rounds; rules still firing: " + rule_list(rules, firing);
-      rep.nodes_after = g.size();
-      if (opt.throw_on_nonconvergence) throw Error(rep.stop_reason);
-      return rep;
+      std::string why = "no fixed point after " + std::to_string(opt_.max_rounds) + " rounds";
+      // Say so when the graph grew round after round: the rules build without end.
+      std::size_t grew = 0;
+      for (std::size_t i = rep_.per_round.size() - 1; i-- > 0; ++grew) {
+        std::size_t before = i > 0 ? rep_.per_round[i - 1].nodes : rep_.nodes_before;
+        if (rep_.per_round[i].nodes <= before) break;
+      }
+      if (grew >= 3)
+        why += " (the graph grew in each of the last " + std::to_string(grew) + " rounds, to " +
+               std::to_string(g_.size()) + " nodes)";
+      return stop(StopKind::MaxRounds, why, firing);
     }
 
-    std::vector<NodeId> touched;
-    std::set<std::uint32_t> fired;
-    for (const match::Found& f : mr.found) {
+    notify(round, RewriteProgress::Phase::Apply, 0, keys.size());
+    work.begin(round);
+    fired_.emplace_back();
+    if (hooks_) claimer.clear();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size());
+      const match::Found& f = mr.found[keys[i].idx];
       const auto& nodes = f.emb.nodes;
-      if (std::any_of(nodes.begin(), nodes.end(), [&](NodeId n) { return s.claimed[n] == round; })) {
-        bump(f.rule, RejectReason::Conflict);
+      Event ev{round, f.rule, f.root, &f.emb};
+      auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return info_[n].claimed == round; });
+      if (shared != nodes.end()) {
+        ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
+        if (hooks_) {
+          ev.outcome = Event::Outcome::Conflict;
+          ev.shared = *shared;
+          std::tie(ev.winner_rule, ev.winner_root) = claimer[*shared];
+          hooks_->on_candidate(ev);
+        }
         continue;
       }
       // Legality was decided on the graph as it was when the round began; a match that
       // reads a node changed since then waits for the next round.
       bool stale = false;
       for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
-        stale = s.changed[nodes[r]] == round || (r > 0 && s.uses_changed[nodes[r]] == round);
-      for (std::uint32_t v : rules[f.rule].compiled->match.leaf_regs)
-        stale = stale || !g.alive(f.emb.values[v].node);
+        stale = info_[nodes[r]].changed == round || (r > 0 && info_[nodes[r]].uses_changed == round);
+      for (std::uint32_t v : rules_[f.rule].compiled->match.leaf_regs)
+        stale = stale || !g_.alive(f.emb.values[v].node);
       if (stale) {
-        bump(f.rule, RejectReason::Stale);
+        ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];
+        if (hooks_) {
+          ev.outcome = Event::Outcome::Stale;
+          hooks_->on_candidate(ev);
+        }
         continue;
       }
+      if (hooks_) hooks_->on_candidate(ev);
       for (NodeId n : nodes) {
-        s.claimed[n] = round;
-        touched.push_back(n);  // so matches that lost to this one are retried next round
+        info_[n].claimed = round;
+        work.touch(n);  // so matches that lost to this one are retried next round
+        if (hooks_) claimer[n] = {f.rule, f.root};
       }
+      if (tracking) state.before(g_, footprint(f.emb));
       std::string line;
-      rw.clear_changes();
-      rewrite::apply_rewrite(rw, rules[f.rule], f.emb, opt.trace ? &line : nullptr);
-      s.grow(g.capacity());
+      rw_.clear_changes();
+      auto ta = opt_.rule_times ? Clock::now() : Clock::time_point{};
+      apply_rewrite(rw_, rules_[f.rule], f.emb, opt_.trace ? &line : nullptr);
+      if (opt_.rule_times) stats(f.rule).apply_ms += ms_between(ta, Clock::now());
+      grow();
       // Graph outputs never move: legality keeps them off interior nodes and off the
       // roots of erase-style rewrites, so is_output stays correct without a rescan.
-      std::vector<NodeId> created;
-      for (const rewrite::Change& c : rw.changes()) {
-        touched.push_back(c.node);
+      created.clear();
+      changed.clear();
+      for (const Change& c : rw_.changes()) {
         if (c.kind == ChangeKind::UsesChanged) {
-          s.uses_changed[c.node] = round;
+          info_[c.node].uses_changed = round;
         } else {
-          s.changed[c.node] = round;
+          info_[c.node].changed = round;
           if (c.kind == ChangeKind::Created) created.push_back(c.node);
+          else changed.push_back(c.node);
         }
+        if (c.kind == ChangeKind::Created) work.created(c.node);
+        else work.touch(c.node);
       }
-      assign_positions(g, s, created, f.emb.nodes[0]);
-      ++rep.rules[static_cast<std::size_t>(stat_of[f.rule])].applied;
+      if (tracking) {
+        std::erase_if(changed, [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); });
+        // A rewrite that changed something outside its footprint makes the state hash
+        // unreliable; oscillation is then left to max_rounds.
+        tracking = state.after(g_, created, changed);
+      }
+      assign_positions(created, f.emb.nodes[0]);
+      ++stats(f.rule).applied;
       ++rs.applied;
-      fired.insert(f.rule);
-      if (opt.trace) rep.trace.push_back("round " + std::to_string(round) + ": " + line);
+      fired_.back().insert(f.rule);
+      if (opt_.trace) rep_.trace.push_back("round " + std::to_string(round) + ": " + line);
+      if (g_.size() > max_nodes) {
+        rep_.per_round.push_back(rs);
+        rep_.per_round.back().nodes = g_.size();
+        rep_.rounds = round;
+        return stop(StopKind::Growth,
+                    "unbounded growth: " + std::to_string(g_.size()) + " nodes in round " + std::to_string(round) +
+                        ", over the limit of " + std::to_string(max_nodes) + " (the input had " +
+                        std::to_string(rep_.nodes_before) + "; max_nodes)",
+                    fired_since(round - 1));
+      }
     }
     rs.apply_ms = ms_between(t1, Clock::now());
-    rep.per_round.push_back(rs);
+    rs.nodes = g_.size();
+    rep_.per_round.push_back(rs);
     if (rs.applied == 0) break;
-    rep.rounds = round;
-    fired_last = std::move(fired);
-    candidates = opt.incremental ? worklist(g, touched, rules.max_depth(), s.queued, round) : g.nodes();
+    rep_.rounds = round;
+    if (tracking) {
+      auto [it, fresh] = seen_states.emplace(state.value(), round);
+      if (!fresh)
+        return stop(StopKind::Oscillation,
+                    "oscillation: the graph after round " + std::to_string(round) +
+                        " is the same as after round " + std::to_string(it->second),
+                    fired_since(it->second + 1));
+    } else if (round == kTrackStatesAfter) {
+      tracking = true;
+      seen_states.emplace(state.value(), round);
+    }
+    candidates = opt_.incremental ? work.finish(arena_ ? &*arena_ : nullptr) : g_.nodes();
   }
-  rep.converged = true;
-  rep.stop_reason = "fixed point";
-  rep.nodes_after = g.size();
-  return rep;
+  rep_.converged = true;
+  rep_.stop = StopKind::FixedPoint;
+  rep_.stop_reason = "fixed point";
+  rep_.nodes_after = g_.size();
+  return std::move(rep_);
 }
 
+}  // namespace
+
+RewriteReport run_driver(Graph& g, const RuleSet& rules, const RewriteOptions& opt, const DriverHooks* hooks) {
+  return Driver(g, rules, opt, hooks).run();
+}
+
+}  // namespace rewrite
 }  // namespace graphfuse

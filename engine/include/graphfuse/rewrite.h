@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,10 +16,23 @@
 
 namespace graphfuse {
 
+/// Where a running rewrite is, for progress displays (RewriteOptions::progress).
+struct RewriteProgress {
+  enum class Phase { Match, Apply };
+  int round = 0;
+  Phase phase = Phase::Match;
+  std::size_t done = 0;   ///< matches applied or skipped so far (Apply); 0 (Match)
+  std::size_t total = 0;  ///< candidates (Match) or matches to go through (Apply)
+  std::size_t nodes = 0;  ///< live nodes now
+};
+
 /// Driver configuration (one struct, like MLIR's GreedyRewriteConfig).
 struct RewriteOptions {
   /// Rounds that may apply rewrites; one more round may only confirm the fixed point.
   int max_rounds = 100;
+  /// Stop ("unbounded growth") as soon as the graph has more live nodes than this;
+  /// 0 = 8 x the input's node count + 4096.
+  std::size_t max_nodes = 0;
   /// Matching threads; 0 = all cores. The result is byte-identical for any value.
   int threads = 0;
   /// Record one line per applied rewrite in RewriteReport::trace.
@@ -24,12 +40,22 @@ struct RewriteOptions {
   /// After the first round, match only near what changed (a worklist). Gives the same
   /// graph as matching everything every round; off is the reference behaviour.
   bool incremental = true;
-  /// Throw Error when max_rounds is exhausted; when false, return the report with
-  /// converged = false and stop_reason set instead.
+  /// Visit each round's candidates in an order shuffled with this seed. The result does
+  /// not depend on it (matches are ordered before they are applied); tests use it to
+  /// prove that.
+  std::optional<std::uint64_t> shuffle_seed;
+  /// Measure time per rule (RuleStats::match_ms, apply_ms). Matching then runs one pass
+  /// per rule over that rule's candidates; results and counts are the same.
+  bool rule_times = false;
+  /// Throw Error when the driver stops without a fixed point (max_rounds, oscillation,
+  /// growth); when false, return the report with converged = false instead.
   bool throw_on_nonconvergence = true;
   /// When not empty, only these rules run (disabled ones too, so a rule can be tested
   /// before it is switched on). An unknown name is an Error.
   std::vector<std::string> only_rules;
+  /// Called on the calling thread when a phase starts and every few thousand matches
+  /// while applying. Must be cheap; must not touch the graph.
+  std::function<void(const RewriteProgress&)> progress;
 };
 
 /// Why a structurally matching candidate was not rewritten.
@@ -41,10 +67,11 @@ enum class RejectReason : int {
   ErasedOutput,      ///< an erase-style rewrite would rename a graph output
   Conflict,          ///< overlapped a match selected earlier in the same round
   Stale,             ///< a node it reads changed earlier in the same round (retried next round)
+  Cycle,             ///< replacing several roots would create a cycle (a non-convex match)
 };
-inline constexpr std::size_t kRejectReasons = 7;
+inline constexpr std::size_t kRejectReasons = 8;
 /// "external_use", "graph_output", "leaf_overlap", "missing_attribute", "erased_output",
-/// "conflict", "stale".
+/// "conflict", "stale", "cycle".
 std::string_view reject_reason_name(RejectReason r);
 
 /// Per-rule counts, summed over all rounds.
@@ -55,6 +82,8 @@ struct RuleStats {
   std::size_t matched = 0;     ///< candidates with at least one structural embedding
   std::size_t applied = 0;     ///< rewrites applied
   std::array<std::size_t, kRejectReasons> rejected{};  ///< indexed by RejectReason
+  double match_ms = 0.0;  ///< wall time matching this rule (only with RewriteOptions::rule_times)
+  double apply_ms = 0.0;  ///< time applying its rewrites (only with RewriteOptions::rule_times)
 
   std::size_t rejected_by(RejectReason r) const { return rejected[static_cast<int>(r)]; }
 };
@@ -64,9 +93,20 @@ struct RoundStats {
   std::size_t candidates = 0;  ///< (rule, root node) pairs tried this round
   std::size_t matched = 0;
   std::size_t applied = 0;
+  std::size_t nodes = 0;  ///< live nodes when the round ended
   double match_ms = 0.0;  ///< wall time of the (parallel) matching pass
   double apply_ms = 0.0;  ///< wall time of ordering, selecting and applying
 };
+
+/// How the driver stopped.
+enum class StopKind {
+  FixedPoint,   ///< a round found nothing to apply
+  MaxRounds,    ///< max_rounds rounds applied rewrites and one more would too
+  Oscillation,  ///< the graph came back to a state it had after an earlier round
+  Growth,       ///< the graph outgrew max_nodes
+};
+/// "fixed_point", "max_rounds", "oscillation", "growth".
+std::string_view stop_kind_name(StopKind k);
 
 /// What rewrite_graph did.
 struct RewriteReport {
@@ -75,9 +115,12 @@ struct RewriteReport {
   bool converged = false;         ///< a round found nothing to apply
   std::size_t nodes_before = 0;
   std::size_t nodes_after = 0;
+  int threads = 1;                    ///< matching threads used
   std::vector<RoundStats> per_round;  ///< every matching round, the final empty one included
   std::vector<std::string> trace;     ///< one line per rewrite when RewriteOptions::trace
+  StopKind stop = StopKind::FixedPoint;
   std::string stop_reason;            ///< "fixed point" or why it stopped
+  std::vector<std::string> firing;    ///< when not converged: labels of the rules still firing
 };
 
 /// Rewrites `g` with the enabled rules of `rules` until no rule applies.
@@ -89,9 +132,30 @@ struct RewriteReport {
 /// the root may have any consumers; the final replacement node takes over the root's
 /// NodeId, id and outputs. Created nodes carry attribute `_rule` = the rule's name.
 ///
-/// Throws Error naming the rules that kept firing when max_rounds is exhausted (unless
-/// throw_on_nonconvergence is false); `g` is then valid but partly rewritten, so callers
-/// that must not see partial results rewrite a copy.
+/// The topological position is the NodeId when every node's inputs have smaller ids
+/// (graphs read from files written in order, generated graphs), else the position in
+/// Graph::topological_order(); either way a function of the input alone.
+///
+/// Stops without a fixed point when max_rounds is exhausted, when the graph returns to
+/// the state it had after an earlier round (oscillation, checked from round 4 on), or
+/// when it outgrows max_nodes; it then throws Error naming the rules that kept firing
+/// (unless throw_on_nonconvergence is false). `g` is then valid but partly rewritten,
+/// so callers that must not see partial results rewrite a copy or discard it.
 RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions& opt = {});
+
+/// The report as aligned text: one row per rule (candidates, matched, applied, rejected
+/// by reason, time), one row per round, and the stop reason. See docs/rewriter.md.
+std::string format_stats(const RewriteReport& report);
+/// The same as a JSON document (schema in docs/rewriter.md).
+std::string stats_json(const RewriteReport& report);
+
+/// Why rule `rule` does or does not rewrite the node with id `node` of `g`: the first
+/// pattern step or constraint that fails, the legality reason, the match it lost a
+/// conflict to, or the round in which it fires. Runs the driver on a copy of `g` with
+/// `opt` (only `threads`, `max_rounds`, `max_nodes` and `only_rules` matter). Throws
+/// Error for an unknown rule or node. The text is several lines, the last one
+/// "verdict: ...".
+std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_view rule,
+                              std::string_view node, const RewriteOptions& opt = {});
 
 }  // namespace graphfuse

@@ -1,0 +1,99 @@
+// The incremental worklist: changed nodes, their downstream within pattern depth,
+// filtered to possible roots; wide frontiers are expanded in parallel.
+#include "rewrite/worklist.h"
+
+#include <atomic>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+namespace graphfuse::rewrite {
+
+Worklist::Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>& active)
+    : g_(g), depth_(rules.max_depth()) {
+  for (std::uint32_t r = 0; r < rules.size(); ++r) {
+    if (!active[r]) continue;
+    if (rules[r].root_ops.empty()) any_op_ = true;
+    for (OpType op : rules[r].root_ops) {
+      if (op.index() >= root_ops_.size()) root_ops_.resize(op.index() + 1, 0);
+      root_ops_[op.index()] = 1;
+    }
+  }
+}
+
+void Worklist::begin(int round) {
+  round_ = round;
+  seeds_.clear();
+  fresh_.clear();
+}
+
+void Worklist::touch(NodeId n) {
+  if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
+  if (claim(n)) seeds_.push_back(n);
+}
+
+void Worklist::created(NodeId n) {
+  if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
+  if (claim(n)) fresh_.push_back(n);
+}
+
+bool Worklist::root_op(NodeId n) const {
+  if (any_op_) return true;
+  std::uint32_t op = g_.node(n).op.index();
+  return op < root_ops_.size() && root_ops_[op];
+}
+
+std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task_arena* arena) {
+  // Wide frontiers (the first rounds of a big graph) are worth the threads; a node is
+  // claimed by whichever thread stamps it first, so each appears once.
+  constexpr std::size_t kParallelFrom = 16384;
+  std::vector<NodeId> next;
+  if (arena == nullptr || arena->max_concurrency() <= 1 || level.size() < kParallelFrom) {
+    for (NodeId n : level) {
+      if (g_.use_count(n) == 0) continue;
+      for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
+        for (const Use& u : g_.consumers(ValueRef{n, p}))
+          if (claim(u.node)) next.push_back(u.node);
+    }
+    return next;
+  }
+  tbb::enumerable_thread_specific<std::vector<NodeId>> parts;
+  arena->execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.size(), 2048), [&](const tbb::blocked_range<std::size_t>& r) {
+      std::vector<NodeId>& out = parts.local();
+      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+        NodeId n = level[i];
+        if (g_.use_count(n) == 0) continue;
+        for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
+          for (const Use& u : g_.consumers(ValueRef{n, p}))
+            if (std::atomic_ref<int>(stamp_[u.node]).exchange(round_, std::memory_order_relaxed) != round_)
+              out.push_back(u.node);
+      }
+    });
+  });
+  for (const auto& part : parts) next.insert(next.end(), part.begin(), part.end());
+  return next;
+}
+
+std::vector<NodeId> Worklist::finish(tbb::task_arena* arena) {
+  stamp_.resize(std::max<std::size_t>(stamp_.size(), g_.capacity()), 0);
+  std::vector<NodeId> out, level;
+  for (NodeId n : seeds_) {
+    if (!g_.alive(n)) continue;
+    level.push_back(n);
+    if (root_op(n)) out.push_back(n);
+  }
+  for (NodeId n : fresh_)
+    if (g_.alive(n) && root_op(n)) out.push_back(n);
+  for (int d = 0; d < depth_ && !level.empty(); ++d) {
+    level = expand(level, arena);
+    for (NodeId n : level)
+      if (root_op(n)) out.push_back(n);
+  }
+  seeds_.clear();
+  fresh_.clear();
+  return out;
+}
+
+}  // namespace graphfuse::rewrite

@@ -1,0 +1,52 @@
+// The incremental worklist: which candidate roots the next round must match again.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "graphfuse/graph.h"
+#include "graphfuse/rules.h"
+
+namespace graphfuse::rewrite {
+
+/// Collects what a round changed and turns it into the next round's candidates: the
+/// changed nodes and everything up to RuleSet::max_depth() steps downstream of them
+/// (a pattern's root is at most that far below any of its nodes), keeping only nodes
+/// whose op roots an active rule. A node outside that set would match exactly as it
+/// did before, so skipping it keeps the result identical to matching everything.
+class Worklist {
+ public:
+  Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>& active);
+
+  /// Starts collecting for `round` (round numbers stamp nodes, so no clearing is needed).
+  void begin(int round);
+  /// A node the round matched, changed, removed or gave new uses to.
+  void touch(NodeId n);
+  /// A node the round created. Matched again itself; what lies downstream of it lies
+  /// downstream of the root it feeds, which is touched.
+  void created(NodeId n);
+  /// The candidates for the next round, in no particular order (matches are ordered
+  /// before they are applied). With `arena`, wide frontiers are expanded in parallel.
+  std::vector<NodeId> finish(tbb::task_arena* arena);
+
+ private:
+  bool root_op(NodeId n) const;
+  bool claim(NodeId n) {
+    if (stamp_[n] == round_) return false;
+    stamp_[n] = round_;
+    return true;
+  }
+  std::vector<NodeId> expand(const std::vector<NodeId>& level, tbb::task_arena* arena);
+
+  const Graph& g_;
+  int depth_ = 0;
+  std::vector<char> root_ops_;  // indexed by OpType::index(): an active rule is rooted there
+  bool any_op_ = false;         // an active rule has a wildcard root
+  std::vector<int> stamp_;      // round whose worklist holds the node
+  int round_ = 0;
+  std::vector<NodeId> seeds_, fresh_;
+};
+
+}  // namespace graphfuse::rewrite
