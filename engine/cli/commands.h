@@ -18,5 +18,6 @@ void register_gen(CLI::App& app, Handler& run);
 void register_test(CLI::App& app, Handler& run);
 void register_verify(CLI::App& app, Handler& run);
 void register_run(CLI::App& app, Handler& run);
+void register_explain(CLI::App& app, Handler& run);
 
 }  // namespace graphfuse::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   cli::register_test(app, run);
   cli::register_verify(app, run);
   cli::register_run(app, run);
+  cli::register_explain(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
