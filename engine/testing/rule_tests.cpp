@@ -154,7 +154,7 @@ RuleTestCounts run_rule_tests(const std::vector<std::string>& paths, const RuleT
   out << counts.passed << " passed, " << counts.failed << " failed";
   if (counts.skipped) out << ", " << counts.skipped << " skipped";
   if (counts.verified) out << " (" << counts.verified << " verified numerically)";
-  if (counts.unverified) out << ", " << counts.unverified << " unverified (no kernels)";
+  if (counts.unverified) out << ", " << counts.unverified << " not verified numerically";
   out << "\n";
   return counts;
 }

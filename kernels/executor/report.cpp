@@ -92,6 +92,7 @@ std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
         continue;
       }
       d.max_abs = std::max(d.max_abs, diff);
+      d.max_ref = std::max(d.max_ref, std::fabs(ev));
       d.max_rel = std::max(d.max_rel, diff / std::max(std::fabs(ev), floor));
       if (diff > atol + rtol * std::fabs(ev)) d.pass = false;
     }

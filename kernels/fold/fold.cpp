@@ -175,8 +175,8 @@ std::string format_diffs(const std::vector<TensorDiff>& diffs) {
       out += d.name + ": shapes differ FAIL\n";
       continue;
     }
-    std::snprintf(buf, sizeof buf, ": max_abs %.3g, max_rel %.3g %s\n", d.max_abs, d.max_rel,
-                  d.pass ? "PASS" : "FAIL");
+    std::snprintf(buf, sizeof buf, ": max_abs %.3g, max_rel %.3g, max_abs/max|ref| %.3g %s\n", d.max_abs,
+                  d.max_rel, d.max_ref > 0 ? d.max_abs / d.max_ref : d.max_abs, d.pass ? "PASS" : "FAIL");
     out += d.name + buf;
   }
   return out;

@@ -18,7 +18,7 @@ struct RuleTestOptions {
   /// engine cannot run graphs (the kernels link the engine, not the other way round), so
   /// `graphfuse test` sets this from the kernels. Empty: such cases are checked for
   /// structure only and counted as `N unverified` in the summary.
-  std::function<std::string(const Graph& before, const Graph& after)> verifier;
+  std::function<std::string(const Graph& before, const Graph& after)> verifier = {};
 };
 
 struct RuleTestCounts {

@@ -107,6 +107,10 @@ struct TensorDiff {
   /// max |a - e| / max(|e|, atol): elementwise relative error, floored so values near
   /// zero are judged by atol instead.
   double max_rel = 0;
+  /// max |e| over finite elements: the output's scale, so max_abs / max_ref says how
+  /// large the error is next to the output (max_rel judges each element on its own, and
+  /// is large wherever a float32 result cancels to near zero).
+  double max_ref = 0;
   bool shape_ok = true;
   bool pass = true;     ///< shapes equal, no NaN mismatch, every |a-e| <= atol + rtol*|e|
 };

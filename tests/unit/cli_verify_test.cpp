@@ -1,0 +1,156 @@
+// End-to-end checks of `graphfuse verify`, `graphfuse run` and verified rule tests.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliOut {
+  int code;
+  std::string out;  ///< stdout and stderr together
+};
+
+CliOut cli(const std::string& args) {
+  std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
+  CliOut r{0, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class CliVerifyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("graphfuse_cli_verify_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  static std::string src(const std::string& rel) { return std::string(GRAPHFUSE_SOURCE_DIR) + "/" + rel; }
+  fs::path dir_;
+};
+
+const char* kChain = R"(input x
+w = Const() {shape = [3, 3, 3, 8]}
+b = Const() {shape = [8]}
+conv = Conv2D(x, w) {strides = [1, 1], padding = "SAME"}
+bias = BiasAdd(conv, b)
+relu = ReLU(bias)
+output relu
+)";
+
+// A rule that is wrong on purpose: ReLU(x) is not Sigmoid(x).
+const char* kWrongRule = R"(rules:
+  - name: relu_is_not_sigmoid
+    pattern: ReLU(x)
+    rewrite: Sigmoid(x)
+)";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_F(CliVerifyTest, VerifyPassesForTheSeedRule) {
+  CliOut r = cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "conv2d_biasadd_relu 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "relu: max_abs ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\nPASS (1 output")) << r.out;
+}
+
+TEST_F(CliVerifyTest, VerifyFailsWithExitOneForAWrongRule) {
+  CliOut r = cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
+                 " --seed 3 --kernels fast --threads 1");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "FAIL")) << r.out;
+  EXPECT_TRUE(has(r.out, "seed 3")) << r.out;
+}
+
+TEST_F(CliVerifyTest, VerifyToleranceDecides) {
+  // With a huge tolerance even the wrong rule passes: the verdict is the tolerance's.
+  CliOut r = cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
+                 " --rtol 10 --atol 10");
+  EXPECT_EQ(r.code, 0) << r.out;
+  CliOut bad = cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain) +
+                   " --kernels slow");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_TRUE(has(bad.out, "unknown kernel set")) << bad.out;
+}
+
+TEST_F(CliVerifyTest, VerifyFoldsBatchNormIntoTheConvolution) {
+  const char* graph = R"(input x
+w = Const() {shape = [8, 3, 3, 3]}
+s = Const() {shape = [8]}
+b = Const() {shape = [8]}
+m = Const() {shape = [8]}
+v = Const() {shape = [8]}
+conv = Conv(x, w) {pads = [1, 1, 1, 1]}
+bn = BatchNormalization(conv, s, b, m, v) {epsilon = 0.001}
+lo = Const() {value = tensor(float32, [], [0.0])}
+hi = Const() {value = tensor(float32, [], [6.0])}
+clip = Clip(bn, lo, hi)
+output clip
+)";
+  fs::path out = dir_ / "out.graph";
+  CliOut r = cli("verify --rules " + src("rules/onnx/batchnorm.yaml") + " --rules " + src("rules/onnx/conv.yaml") +
+                 " " + write("bn.graph", graph) + " -o " + out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "onnx_conv_bn_fold 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "onnx_conv_clip 1")) << r.out;
+  EXPECT_TRUE(fs::exists(out));
+  // --fold off leaves the arithmetic in the graph; the numbers still agree.
+  CliOut off = cli("verify --fold off --rules " + src("rules/onnx/batchnorm.yaml") + " " + write("bn2.graph", graph));
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_TRUE(has(off.out, "folded 0")) << off.out;
+}
+
+TEST_F(CliVerifyTest, RunPrintsOutputsAndBenchTables) {
+  std::string in = write("chain.graph", kChain);
+  CliOut r = cli("run " + in + " --kernels reference --threads 1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "relu: float32[1, 32, 32, 8]")) << r.out;
+  CliOut b = cli("run " + in + " --rules " + src("rules/seed.yaml") + " --bench 3 --threads 1");
+  EXPECT_EQ(b.code, 0) << b.out;
+  EXPECT_TRUE(has(b.out, "before rules: median")) << b.out;
+  EXPECT_TRUE(has(b.out, "after rules: median")) << b.out;
+  EXPECT_TRUE(has(b.out, "FusedConv2D_BiasAdd_ReLU")) << b.out;
+  EXPECT_TRUE(has(b.out, "speedup: ")) << b.out;
+}
+
+TEST_F(CliVerifyTest, RuleTestsWithVerifyCheckNumerics) {
+  std::string rules = write("wrong.yaml", std::string(kWrongRule) + R"(
+tests:
+  - name: structure right, numbers wrong
+    verify: true
+    input: |
+      input x
+      y = ReLU(x)
+      output y
+    expect: |
+      input x
+      y = Sigmoid(x)
+      output y
+)");
+  CliOut r = cli("test " + rules);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "numerics differ")) << r.out;
+  CliOut structural = cli("test --no-verify " + rules);
+  EXPECT_EQ(structural.code, 0) << structural.out;
+  CliOut seed = cli("test " + src("tests/rules/verify_seed.yaml"));
+  EXPECT_EQ(seed.code, 0) << seed.out;
+  EXPECT_TRUE(has(seed.out, "(verified)")) << seed.out;
+}
