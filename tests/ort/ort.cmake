@@ -11,3 +11,13 @@ add_test(NAME ort_roundtrip
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:onnx_roundtrip>
                  ${CMAKE_SOURCE_DIR}/../shared/models)
 set_tests_properties(ort_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort)
+
+# ort_fused applies rules/onnx/*.yaml to every model in ../shared/models and checks ONNX
+# Runtime's outputs for the fused models against the references, that ONNX Runtime runs
+# every fused node as written (optimizer disabled), the fused-node counts per model
+# (tests/ort/fused_check.js), and every rule family on a small generated model
+# (tests/ort/fused_cases.js); skipped (77) without node/npm/registry or without the models.
+add_test(NAME ort_fused
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/fused_test.sh $<TARGET_FILE:graphfuse>
+                 ${CMAKE_SOURCE_DIR}/../shared/models ${CMAKE_SOURCE_DIR}/rules/onnx)
+set_tests_properties(ort_fused PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort)
