@@ -24,6 +24,7 @@ struct VerifyOptions {
   int threads = 0;
   std::string fold = "auto";
   std::string output;
+  std::vector<std::string> only;
 };
 
 #ifdef GRAPHFUSE_HAVE_KERNELS
@@ -43,6 +44,7 @@ int run_verify(const VerifyOptions& o) {
   RewriteOptions ropt;
   ropt.threads = o.threads;
   ropt.throw_on_nonconvergence = true;
+  ropt.only_rules = o.only;
   FoldSummary fold;
   RewriteReport report = rewrite_with_fold(rewritten, rules, ropt, o.fold, &fold);
   std::cout << "rules applied: " << rules_applied(report) << "\n";
@@ -82,6 +84,8 @@ void register_verify(CLI::App& app, Handler& run) {
                   "Constant folding between rewrite passes: auto (nodes the rules created), all, off")
       ->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "Also save the rewritten graph here");
+  cmd->add_option("--only", opt->only, "Apply only this rule (repeatable), to verify rules one at a time")
+      ->allow_extra_args(false);
   cmd->callback([opt, &run] { run = [opt] { return run_verify(*opt); }; });
 }
 

@@ -1,0 +1,9 @@
+# Numeric verification of the shipped ONNX rules on the shared models (tests/verify): include()
+# this from tests/CMakeLists.txt. The ctest run uses the fast kernels and the all-rules run
+# per model (seconds); the full per-rule run on the reference kernels, whose numbers
+# docs/performance.md reports, is `tests/verify/verify_models.sh build/graphfuse
+# ../shared/models rules/onnx`. Skipped (77) without ../shared/models.
+add_test(NAME verify_models
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/verify_models.sh $<TARGET_FILE:graphfuse>
+                 ${CMAKE_SOURCE_DIR}/../shared/models ${CMAKE_SOURCE_DIR}/rules/onnx --kernels fast --quick)
+set_tests_properties(verify_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS verify)
