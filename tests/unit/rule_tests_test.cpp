@@ -62,7 +62,10 @@ class RuleTestRunner : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   RuleTestCounts run(bool update, std::string* log = nullptr, const std::string& filter = "") {
     std::ostringstream out;
-    RuleTestCounts c = run_rule_tests({file_.string()}, RuleTestOptions{filter, update}, out);
+    RuleTestOptions opt;
+    opt.filter = filter;
+    opt.update = update;
+    RuleTestCounts c = run_rule_tests({file_.string()}, opt, out);
     if (log) *log = out.str();
     return c;
   }
