@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace fs = std::filesystem;
 
@@ -153,4 +154,37 @@ tests:
   CliOut seed = cli("test " + src("tests/rules/verify_seed.yaml"));
   EXPECT_EQ(seed.code, 0) << seed.out;
   EXPECT_TRUE(has(seed.out, "(verified)")) << seed.out;
+}
+
+TEST_F(CliVerifyTest, ApplyFoldsTheArithmeticRulesCreate) {
+  // Constants with data, so the fold can evaluate them (apply does not invent weights).
+  const char* graph = R"(input x
+w = Const() {value = tensor(float32, [2, 1, 1, 1], [1.0, 2.0])}
+s = Const() {value = tensor(float32, [2], [1.0, 0.5])}
+b = Const() {value = tensor(float32, [2], [0.0, 1.0])}
+m = Const() {value = tensor(float32, [2], [0.5, 0.0])}
+v = Const() {value = tensor(float32, [2], [1.0, 4.0])}
+conv = Conv(x, w)
+bn = BatchNormalization(conv, s, b, m, v) {epsilon = 0.0}
+lo = Const() {value = tensor(float32, [], [0.0])}
+hi = Const() {value = tensor(float32, [], [6.0])}
+clip = Clip(bn, lo, hi)
+output clip
+)";
+  std::string in = write("bn.graph", graph);
+  fs::path out = dir_ / "out.graph";
+  std::string rules = " --rules " + src("rules/onnx/batchnorm.yaml") + " --rules " + src("rules/onnx/conv.yaml");
+  CliOut r = cli("apply" + rules + " " + in + " -o " + out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "folded 7 nodes into constants")) << r.out;
+  std::ifstream f(out);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // w * s / sqrt(v) = [1, 0.5]; bias b - m * s / sqrt(v) = [-0.5, 1].
+  EXPECT_TRUE(has(text, "tensor(float32, [2, 1, 1, 1], [1.0, 0.5])")) << text;
+  EXPECT_TRUE(has(text, "tensor(float32, [2], [-0.5, 1.0])")) << text;
+  EXPECT_TRUE(has(text, "clip = com.microsoft.FusedConv(x, ")) << text;
+  EXPECT_FALSE(has(text, "BatchNormalization")) << text;
+  CliOut off = cli("apply --fold off" + rules + " " + in + " -o " + out.string());
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_FALSE(has(off.out, "folded")) << off.out;
 }
