@@ -23,6 +23,7 @@ Progress::Progress(bool quiet) : start_(Clock::now()) {
   const char* term = std::getenv("TERM");
   enabled_ = !quiet && isatty(STDERR_FILENO) && std::getenv("CI") == nullptr &&
              !(term != nullptr && std::strcmp(term, "dumb") == 0);
+  if (const char* d = std::getenv("GRAPHFUSE_PROGRESS_DELAY_MS")) delay_s_ = std::atof(d) / 1000.0;
   if (enabled_) ticker_ = std::thread([this] { tick(); });
 }
 
@@ -70,7 +71,7 @@ void Progress::tick() {
 void Progress::draw_locked() {
   if (stop_) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-  if (elapsed < 0.25) return;
+  if (elapsed < delay_s_) return;
   std::string line = "graphfuse: " + label_;
   if (total_ > 0) {
     constexpr int kBar = 24;

@@ -14,8 +14,9 @@ namespace graphfuse::cli {
 /// Shows what a long command is doing (loading, match rounds, saving) as one line on
 /// stderr that redraws in place. Off when `quiet`, when stderr is not a terminal, when
 /// TERM is "dumb" and when CI is set, so pipes and CI logs never see it. Nothing is
-/// drawn during the first quarter second, so quick runs do not flicker. A ticker
-/// thread redraws the elapsed time while a blocking step (a load, a save) runs.
+/// drawn during the first quarter second (GRAPHFUSE_PROGRESS_DELAY_MS overrides it, for
+/// tests), so quick runs do not flicker. A ticker thread redraws the elapsed time while
+/// a blocking step (a load, a save) runs.
 class Progress {
  public:
   explicit Progress(bool quiet);
@@ -38,6 +39,7 @@ class Progress {
 
   bool enabled_ = false;
   Clock::time_point start_;
+  double delay_s_ = 0.25;
   std::mutex mu_;
   std::condition_variable cv_;
   std::string label_;
