@@ -172,13 +172,18 @@ function matmulCases() {
   m.op('sa11', 'Mul', ['a3', 'c']);
   m.op('tb11', 'Transpose', ['b3'], { perm: [0, 2, 1] });
   m.op('m11', 'MatMul', ['sa11', 'tb11']);
+  m.op('t12', 'Transpose', ['a3'], { perm: [0, 2, 1] });  // [2, 5, 3]
+  m.input('b12', [3, 4]);
+  m.op('t12b', 'Transpose', ['b12'], { perm: [1, 0] });   // [4, 3]
+  m.op('m12', 'MatMul', ['t12', 'b12']);
+  m.op('m13', 'MatMul', ['m12', 't12b']);
   m.input('g', [3, 5]);
   m.weight('gw', [5, 4]);
   m.weight('gb', [4]);
   m.op('gm', 'MatMul', ['g', 'gw']);
   m.op('gemm', 'Add', ['gb', 'gm']);
-  m.output('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10s', 'm11', 'gemm');
-  out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 11, Gemm: 1, MatMul: 0, Transpose: 0, Mul: 0 } });
+  m.output('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10s', 'm11', 'm13', 'gemm');
+  out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 13, Gemm: 1, MatMul: 0, Transpose: 0, Mul: 0 } });
 
   for (const scale of ['Div', 'Mul']) {
     m = new Model(`attention_${scale.toLowerCase()}`);
@@ -303,7 +308,9 @@ function cleanupCases() {
   const m = new Model('cleanup');
   m.input('x', [2, 3, 4, 5]);
   m.op('i', 'Identity', ['x']);
-  m.op('d', 'Dropout', ['i']);
+  m.op('d0', 'Dropout', ['i']);
+  m.scalar('ratio', 0.3);
+  m.op('d', 'Dropout', ['d0', 'ratio']);
   m.op('t1', 'Transpose', ['d'], { perm: [0, 2, 3, 1] });
   m.op('t2', 'Transpose', ['t1'], { perm: [0, 3, 1, 2] });
   m.op('r', 'Relu', ['t2']);
