@@ -7,3 +7,7 @@ add_test(NAME verify_models
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/verify_models.sh $<TARGET_FILE:graphfuse>
                  ${CMAKE_SOURCE_DIR}/../shared/models ${CMAKE_SOURCE_DIR}/rules/onnx --kernels fast --quick)
 set_tests_properties(verify_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS verify)
+
+# Every shipped rule has a verified case in tests/rules/verify_*.yaml.
+add_test(NAME verify_rule_coverage COMMAND ${CMAKE_CURRENT_LIST_DIR}/rule_coverage.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(verify_rule_coverage PROPERTIES LABELS verify)
