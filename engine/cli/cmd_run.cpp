@@ -109,9 +109,10 @@ int run_run(const RunOptions& o) {
     gk::BenchReport after = gk::bench_graph(*rewritten, inputs, exec, o.bench);
     print_bench("after rules", after);
     char buf[120];
-    std::snprintf(buf, sizeof buf, "speedup: %.2fx (median %.3f -> %.3f ms, %s kernels, %d threads)\n",
+    const std::string threads = o.threads > 0 ? std::to_string(o.threads) + " threads" : "all cores";
+    std::snprintf(buf, sizeof buf, "speedup: %.2fx (median %.3f -> %.3f ms, %s kernels, %s)\n",
                   after.median_ms > 0 ? before.median_ms / after.median_ms : 0.0, before.median_ms, after.median_ms,
-                  o.kernels.c_str(), o.threads);
+                  o.kernels.c_str(), threads.c_str());
     std::cout << buf;
   }
   return 0;
