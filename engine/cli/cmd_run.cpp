@@ -109,7 +109,8 @@ int run_run(const RunOptions& o) {
     gk::BenchReport after = gk::bench_graph(*rewritten, inputs, exec, o.bench);
     print_bench("after rules", after);
     char buf[120];
-    const std::string threads = o.threads > 0 ? std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads") : "all cores";
+    const std::string threads =
+        o.threads > 0 ? std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads") : "all cores";
     std::snprintf(buf, sizeof buf, "speedup: %.2fx (median %.3f -> %.3f ms, %s kernels, %s)\n",
                   after.median_ms > 0 ? before.median_ms / after.median_ms : 0.0, before.median_ms, after.median_ms,
                   o.kernels.c_str(), threads.c_str());
