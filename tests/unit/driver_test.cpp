@@ -128,6 +128,39 @@ TEST(DriverWorklist, LateRewriteCostsItsNeighbourhoodNotTheGraph) {
   }
 }
 
+// 20000 three-ReLU stacks: round 1 changes 20000 places, so the next worklist is wide
+// enough to be expanded by several threads; the rounds and the result stay the same.
+TEST(DriverWorklist, WideFrontierExpandedInParallelGivesTheSameRounds) {
+  RuleSet rs = rules_of("rules:\n  # ReLU(ReLU(x)) -> ReLU(x)\n  - name: rr\n    pattern: |\n      r = ReLU(x)\n      ReLU(r)\n    rewrite: ReLU(x)\n");
+  Graph g;
+  NodeId x = g.add_input("x");
+  for (int i = 0; i < 20000; ++i) {
+    std::string p = "s" + std::to_string(i) + "_";
+    NodeId a = g.add_node(p + "a", op("ReLU"), {{x, 0}});
+    NodeId b = g.add_node(p + "b", op("ReLU"), {{a, 0}});
+    g.add_output({g.add_node(p + "c", op("ReLU"), {{b, 0}}), 0});
+  }
+  std::string expected;
+  for (int threads : {1, 2})
+    for (bool incremental : {true, false}) {
+      Graph h = g;
+      RewriteOptions opt;
+      opt.threads = threads;
+      opt.incremental = incremental;
+      RewriteReport rep = rewrite_graph(h, rs, opt);
+      ASSERT_EQ(rep.per_round.size(), 3u);
+      EXPECT_EQ(rep.per_round[0].applied, 20000u);  // b's match; c's lost the conflict
+      EXPECT_EQ(rep.per_round[1].applied, 20000u);
+      if (incremental) {
+        EXPECT_EQ(rep.per_round[1].candidates, 40000u);  // the b's and c's; x roots nothing
+      }
+      std::string got = write_graph_text(h);
+      if (expected.empty()) expected = got;
+      EXPECT_EQ(got, expected) << threads << " " << incremental;
+      EXPECT_EQ(h.size(), 20001u);
+    }
+}
+
 TEST_F(DriverCli, StatsShowCandidatesPerRound) {
   fs::path rules = write("r.yaml", "rules:\n  # X(x) -> Y(x)\n  - {name: a, pattern: \"X(x)\", rewrite: \"Y(x)\"}\n");
   std::string graph = "input in\n";
