@@ -125,13 +125,15 @@ int run_run(const RunOptions&) { throw Error("graphfuse was built without the ke
 
 void register_run(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a model on seeded random inputs; --bench times it before and after rules");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Run a model on seeded random inputs; --bench times it before and after rules");
   cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("-r,--rules", opt->rules, "Rule file to apply first (repeatable)")->allow_extra_args(false);
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
   cmd->add_option("--bench", opt->bench, "Time N runs (after a warm-up) and print median latency per op type");
   cmd->add_option("--threads", opt->threads, "Threads for the kernels and matching (0 = all cores)");
-  cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")->capture_default_str();
+  cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
+      ->capture_default_str();
   cmd->add_option("--fold", opt->fold, "Constant folding after rewriting: auto, all, off")->capture_default_str();
   cmd->callback([opt, &run] { run = [opt] { return run_run(*opt); }; });
 }

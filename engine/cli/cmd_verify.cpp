@@ -75,7 +75,8 @@ void register_verify(CLI::App& app, Handler& run) {
       "verify", "Rewrite a graph and check that the rewrite computes the same outputs (seeded random inputs)");
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
   cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
-  cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")->capture_default_str();
+  cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
+      ->capture_default_str();
   cmd->add_option("--rtol", opt->rtol, "Relative tolerance: pass when |a-e| <= atol + rtol*|e|")->capture_default_str();
   cmd->add_option("--atol", opt->atol, "Absolute tolerance")->capture_default_str();
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
