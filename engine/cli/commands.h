@@ -16,6 +16,7 @@ void register_info(CLI::App& app, Handler& run);
 void register_dot(CLI::App& app, Handler& run);
 void register_gen(CLI::App& app, Handler& run);
 void register_test(CLI::App& app, Handler& run);
+void register_check(CLI::App& app, Handler& run);
 void register_verify(CLI::App& app, Handler& run);
 void register_run(CLI::App& app, Handler& run);
 void register_explain(CLI::App& app, Handler& run);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   cli::register_dot(app, run);
   cli::register_gen(app, run);
   cli::register_test(app, run);
+  cli::register_check(app, run);
   cli::register_verify(app, run);
   cli::register_run(app, run);
   cli::register_explain(app, run);

@@ -53,8 +53,14 @@ struct NameRef {
   std::string name;
   Pos pos;
 };
+/// `[a, b, ...]` holding at least one non-literal item (`[value(lo), value(hi)]`); a list
+/// of literals only is a Literal.
+struct OperandList {
+  std::vector<Operand> items;
+  Pos pos;
+};
 struct Operand {
-  std::variant<Literal, AttrRef, NameRef, FuncCall> value;
+  std::variant<Literal, AttrRef, NameRef, FuncCall, OperandList> value;
   Pos pos;
 };
 

@@ -66,6 +66,7 @@ x3::rule<struct statement_id, Statement> const statement_r = "statement";
 x3::rule<struct program_id, Program> const program_r = "program";
 x3::rule<struct constraint_only_id, Constraint> const constraint_only_r = "constraint";
 x3::rule<struct name_ref_id, NameRef> const name_ref_r = "name";
+x3::rule<struct operand_list_id, Operand> const operand_list_r = "list";
 
 // ---- literals ----------------------------------------------------------------------------
 auto const push_shape = [](auto& c) { _val(c).shape.push_back(_attr(c).i); };
@@ -173,9 +174,32 @@ auto const func_r_def =
     inside[-(operand_r[push_arg] >> *(lit(',') >> Must{"an argument"}[operand_r[push_arg]])) >>
            closer(')', CallName{"to close the call to "})];
 
+// `[...]` as an operand: items may be computed (`[value(lo), c.k]`). A list whose items
+// are all literals folds back into one list Literal, so readers of literal-only text
+// (graph files) see the same AST as before.
+auto const push_list_item = [](auto& c) {
+  std::get<OperandList>(_val(c).value).items.push_back(std::move(_attr(c)));
+};
+auto const fold_list = [](auto& c) {
+  auto& list = std::get<OperandList>(_val(c).value);
+  for (const Operand& o : list.items)
+    if (!std::holds_alternative<Literal>(o.value)) return;
+  Literal lit;
+  lit.pos = _val(c).pos;
+  std::vector<Literal> items;
+  for (Operand& o : list.items) items.push_back(std::move(std::get<Literal>(o.value)));
+  lit.value = std::move(items);
+  _val(c).value = std::move(lit);
+};
+auto const operand_list_r_def =
+    mark >> lit('[')[([](auto& c) { _val(c).value = OperandList{{}, _val(c).pos}; })] >>
+    inside[-(operand_r[push_list_item] >> *(lit(',') >> Must{"a list item"}[operand_r[push_list_item]])) >>
+           closer(']', Fixed{"to close the list"})][fold_list];
+
 auto const operand_r_def =
     mark >>
-    (literal_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
+    (operand_list_r[([](auto& c) { _val(c).value = std::move(_attr(c).value); })] |
+     literal_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
      func_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
      attr_path[([](auto& c) {
        _val(c).value = AttrRef{std::move(_attr(c).node.text), std::move(_attr(c).attr), _val(c).pos};
@@ -263,7 +287,7 @@ auto const constraint_only_r_def =
 
 BOOST_SPIRIT_DEFINE(literal_r, tensor_r, name_expr_r, call_r, expr_r, operand_r, func_r,
                     attr_item_r, constraint_r, cmp_r, input_r, output_r, bind_r, exprs_r,
-                    statement_r, program_r, constraint_only_r, name_ref_r)
+                    statement_r, program_r, constraint_only_r, name_ref_r, operand_list_r)
 
 /// Runs `rule` over the whole text with the given skipper, turning syntax errors into
 /// graphfuse::Error at their mapped positions.

@@ -33,7 +33,65 @@ void put_value(std::ostream& o, const AttrValue& v) {
       v);
 }
 
+const char* fn_name(Fn f) {
+  switch (f) {
+    case Fn::Const: return "const";
+    case Fn::Has: return "has";
+    case Fn::Absent: return "absent";
+    case Fn::Rank: return "rank";
+    case Fn::DType: return "dtype";
+    case Fn::Shape: return "shape";
+    case Fn::Dim: return "dim";
+    case Fn::Value: return "value";
+    case Fn::Values: return "values";
+    case Fn::Len: return "len";
+    case Fn::Compose: return "compose";
+    case Fn::Range: return "range";
+    case Fn::Contains: return "contains";
+    case Fn::Uses: return "uses";
+    case Fn::AsTensor: return "as_tensor";
+    case Fn::Native: return "native";
+  }
+  return "?";
+}
+
+void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
+  switch (t.kind) {
+    case Term::Kind::Literal: put_value(o, t.literal); break;
+    case Term::Kind::Attr: o << Reg{p, t.reg} << '.' << t.key; break;
+    case Term::Kind::OpType: o << Reg{p, t.reg} << ".op_type"; break;
+    case Term::Kind::Value:
+      if (t.of_node) o << Reg{p, t.reg} << ':' << t.port;
+      else o << 'v' << t.reg;
+      break;
+    case Term::Kind::Variadic: o << p.variadics[t.reg].name << "..."; break;
+    case Term::Kind::Func:
+    case Term::Kind::List: {
+      if (t.kind == Term::Kind::Func) o << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
+      o << (t.kind == Term::Kind::Func ? '(' : '[');
+      for (std::size_t i = 0; i < t.args.size(); ++i) {
+        if (i) o << ", ";
+        put_term(o, p, t.args[i]);
+      }
+      o << (t.kind == Term::Kind::Func ? ')' : ']');
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+std::string describe(const MatchProgram& p, const ExprCheck& c) {
+  std::ostringstream o;
+  if (c.mode == ExprCheck::Mode::Defined) o << "defined ";
+  if (c.negated) o << '!';
+  put_term(o, p, c.lhs);
+  if (c.mode == ExprCheck::Mode::Compare) {
+    o << ' ' << cmp_name(c.cmp) << ' ';
+    put_term(o, p, c.rhs);
+  }
+  return o.str();
+}
 
 std::string disassemble(const MatchProgram& p) {
   std::ostringstream o;
@@ -49,6 +107,22 @@ std::string disassemble(const MatchProgram& p) {
         break;
       }
       case Opcode::CheckArity: o << "arity      " << Reg{p, in.a} << " has " << in.b << " inputs"; break;
+      case Opcode::CheckMinArity: o << "arity      " << Reg{p, in.a} << " has >= " << in.b << " inputs"; break;
+      case Opcode::CheckOutputs: o << "outputs    " << Reg{p, in.a} << " has " << in.b << " outputs"; break;
+      case Opcode::OutputOf: o << "output     v" << in.c << " = output " << in.b << " of " << Reg{p, in.a}; break;
+      case Opcode::Consumer:
+        o << "consumer   " << Reg{p, in.c} << " = a node reading v" << in.a;
+        if (in.b == kAnySlot) o << " (any input)";
+        else o << " at input " << in.b;
+        break;
+      case Opcode::CheckConst: {
+        const ConstCheck& c = p.consts[in.aux];
+        o << "const      v" << in.a << " ~ ";
+        if (c.has_tensor) o << "<tensor>";
+        else o << c.value;
+        break;
+      }
+      case Opcode::CheckExpr: o << "check      " << describe(p, p.exprs[in.aux]); break;
       case Opcode::LoadInput: o << "load       v" << in.c << " = input " << in.b << " of " << Reg{p, in.a}; break;
       case Opcode::Producer:
         o << "producer   " << Reg{p, in.c} << " = producer of v" << in.a << " (output " << in.b << ')';

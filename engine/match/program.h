@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "dsl/ast.h"
 #include "graphfuse/attribute.h"
 #include "graphfuse/graph.h"
+#include "graphfuse/rules.h"
 
 namespace graphfuse::match {
 
@@ -27,21 +29,93 @@ struct AttrCheck {
   std::string other_key;
 };
 
+/// Builtin functions of constraints and rewrite values (see docs/rules.md).
+enum class Fn : std::uint8_t {
+  Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
+  Uses, AsTensor, Native,
+};
+
+/// An expression over a match: constraints (`where:`) and computed rewrite attributes.
+/// Evaluates to an attribute value, or to nothing when a fact is unknown (a shape that
+/// was never inferred, a missing attribute), which fails any constraint using it.
+struct Term {
+  enum class Kind : std::uint8_t {
+    Literal,   ///< `literal`
+    Attr,      ///< attribute `key` of node register `reg`
+    OpType,    ///< the op name matched by node register `reg`
+    Value,     ///< a value: value register `reg`, or output `port` of node register `reg` when `of_node`
+    Variadic,  ///< the variadic list `reg` (MatchProgram::variadics)
+    Func,      ///< `fn(args...)`
+    List,      ///< `[args...]`
+  };
+  Kind kind = Kind::Literal;
+  AttrValue literal;
+  std::uint32_t reg = 0;
+  std::uint32_t port = 0;
+  bool of_node = false;
+  std::string key;
+  Fn fn = Fn::Const;
+  std::shared_ptr<const NativeFunction> native;  ///< Fn::Native
+  std::vector<Term> args;
+  dsl::Pos pos;
+};
+
+/// A compiled constraint: `lhs cmp rhs`, a bare predicate (`lhs` must be true), or a
+/// definedness check (`lhs` must evaluate; the rewrite will need it).
+struct ExprCheck {
+  enum class Mode : std::uint8_t { Compare, Predicate, Defined } mode = Mode::Compare;
+  bool negated = false;
+  Term lhs;
+  Cmp cmp = Cmp::Eq;
+  Term rhs;
+};
+
+/// A scalar constant written in a pattern (`Add(x, 1.0)`): every element of the constant
+/// must be within tolerance of `value` (exact for integer tensors); with `tensor`, the
+/// shape must match too and elements compare pairwise.
+struct ConstCheck {
+  double value = 0;
+  bool has_tensor = false;
+  Tensor tensor;
+};
+
+/// Relative and absolute tolerance of pattern constants: |actual - written| <=
+/// kConstRtol * |written| + kConstAtol. Loose enough for `0.7071` to match 1/sqrt(2).
+inline constexpr double kConstRtol = 1e-4;
+inline constexpr double kConstAtol = 1e-6;
+
+/// A variadic binding `xs...`: inputs `start`.. of node register `node`.
+struct Variadic {
+  std::uint32_t node = 0;
+  std::uint32_t start = 0;
+  std::string name;
+};
+
+/// Sentinel for Consumer's slot: any input slot.
+inline constexpr std::uint32_t kAnySlot = 0xffffffffu;
+
 /// Instruction set. Registers: node registers hold NodeIds, value registers hold
 /// ValueRefs. Node registers are bound in increasing order on every path through the
-/// program, which the injectivity check of Producer relies on.
+/// program, which the injectivity checks of Producer and Consumer rely on.
 enum class Opcode : std::uint8_t {
-  CheckOp,     ///< node reg a's op is in op_sets[aux]
-  CheckArity,  ///< node reg a has exactly b inputs
-  LoadInput,   ///< value reg c = input b of node reg a; fails when absent
-  Producer,    ///< value reg a must be output b of some node; that node -> node reg c,
-               ///< distinct from node regs 0..c-1
-  ValueIs,     ///< value reg a must be output c of the node in node reg b
-  SameValue,   ///< value reg a == value reg b (a name used twice)
-  CheckAttr,   ///< attr_checks[aux] holds
-  Fork,        ///< choice point: try forks[aux] targets in order (backtracking)
-  Jump,        ///< continue at pc aux
-  Accept,      ///< an embedding: report it, then backtrack for more if wanted
+  CheckOp,        ///< node reg a's op is in op_sets[aux]
+  CheckArity,     ///< node reg a has exactly b inputs
+  CheckMinArity,  ///< node reg a has at least b inputs (variadic patterns)
+  CheckOutputs,   ///< node reg a has exactly b outputs (`a, b = Split(x)`)
+  LoadInput,      ///< value reg c = input b of node reg a; fails when absent
+  Producer,       ///< value reg a must be output b of some node; that node -> node reg c,
+                  ///< distinct from node regs 0..c-1
+  ValueIs,        ///< value reg a must be output c of the node in node reg b
+  SameValue,      ///< value reg a == value reg b (a name used twice)
+  OutputOf,       ///< value reg c = output b of node reg a
+  Consumer,       ///< node reg c = a node reading value reg a at input b (kAnySlot: any),
+                  ///< distinct from node regs 0..c-1; a choice point over the consumers
+  CheckConst,     ///< value reg a comes from a constant matching consts[aux]
+  CheckAttr,      ///< attr_checks[aux] holds
+  CheckExpr,      ///< exprs[aux] holds
+  Fork,           ///< choice point: try forks[aux] targets in order (backtracking)
+  Jump,           ///< continue at pc aux
+  Accept,         ///< an embedding: report it, then backtrack for more if wanted
 };
 
 struct Instr {
@@ -51,35 +125,54 @@ struct Instr {
   dsl::Pos pos;  ///< pattern position this step checks (for why-not explanations)
 };
 
-/// The search plan of one pattern, anchored on its root (node register 0).
+/// What happens to interior nodes that have uses outside the match.
+enum class ExternalUse : std::uint8_t {
+  Reject,     ///< the default: the match is not rewritten
+  Duplicate,  ///< the node stays for its other users; the rewrite still fuses a copy
+};
+
+/// The search plan of one pattern, anchored on its first root (node register 0).
 struct MatchProgram {
   std::vector<Instr> code;
   std::vector<std::vector<OpType>> op_sets;  ///< sorted; referenced by CheckOp
   std::vector<AttrCheck> attr_checks;
+  std::vector<ExprCheck> exprs;
+  std::vector<ConstCheck> consts;
   std::vector<std::vector<std::uint32_t>> forks;
+  std::vector<Variadic> variadics;
   std::uint32_t num_node_regs = 1;
   std::uint32_t num_value_regs = 0;
   /// Per node register: the pattern name ("" when anonymous) and where it was written.
   std::vector<std::string> node_names;
   std::vector<dsl::Pos> node_pos;
+  /// Per value register: the leaf name bound there first ("" otherwise).
+  std::vector<std::string> value_names;
   /// Per node register: how many pattern edges read the node (any port). With exact
   /// arity checks every input slot of a matched node is a pattern edge, so a legal
   /// interior node has exactly this many uses in the graph.
   std::vector<std::uint32_t> internal_uses;
-  /// Value registers that hold leaves (first occurrence of each leaf name).
+  /// Value registers that hold leaves (first occurrence of each leaf name) and the
+  /// constants written as literals.
   std::vector<std::uint32_t> leaf_regs;
+  /// The roots' node registers, in the order the pattern lists them (the first is 0),
+  /// and how many outputs each one's replacement provides (1, or n for `a, b = Op(..)`).
+  std::vector<std::uint32_t> roots{0};
+  std::vector<std::uint32_t> root_outputs{1};
+  ExternalUse on_external_use = ExternalUse::Reject;
 };
 
 /// Where a rewrite takes a new node's input from.
 struct RwInput {
   enum class Kind : std::uint8_t {
-    Value,    ///< value register `index` of the match (a leaf)
-    NodeOut,  ///< output `port` of matched node register `index`
-    New,      ///< output `port` of the rewrite's new node `index`
+    Value,     ///< value register `index` of the match (a leaf)
+    NodeOut,   ///< output `port` of matched node register `index`
+    New,       ///< output `port` of the rewrite's new node `index`
+    Variadic,  ///< every value of variadic list `index` (expands to 0 or more inputs)
   };
   Kind kind = Kind::Value;
   std::uint32_t index = 0;
   std::uint32_t port = 0;
+  friend bool operator==(const RwInput&, const RwInput&) = default;
 };
 
 /// One attribute step of a new node, applied in order.
@@ -89,12 +182,14 @@ struct RwAttr {
     Literal,   ///< key = literal
     Copy,      ///< key = attribute `src_key` of matched node register `node`
     OpTypeOf,  ///< key = the op name matched by node register `node`
+    Computed,  ///< key = `term` evaluated on the match (value(c), [c.a, c.b], native, ...)
   };
   Kind kind = Kind::Literal;
   std::string key;
   AttrValue literal;
   std::uint32_t node = 0;
   std::string src_key;
+  Term term;
 };
 
 /// A node the rewrite creates.
@@ -103,23 +198,36 @@ struct RwNode {
   OpType op;
   std::vector<RwInput> inputs;
   std::vector<RwAttr> attrs;
+  std::uint32_t num_outputs = 1;
+  /// The root (index into MatchProgram::roots) this node takes over in place, keeping its
+  /// NodeId, id and output names; -1 for a node created with a fresh id.
+  std::int32_t takeover = -1;
   dsl::Pos pos;
 };
 
-/// The right side of a rule. The last node takes over the root; when `erase` is set
-/// there is no last node and the root's uses are rewired to `erase_to` instead.
+/// The right side of a rule. `replacements` holds, per root output (roots in pattern
+/// order, MatchProgram::root_outputs each), the value its uses read afterwards. A root
+/// no node takes over is rewired to its replacements and removed.
 struct RewriteProgram {
   std::vector<RwNode> nodes;
+  std::vector<RwInput> replacements;
+  /// Single-root rewrites whose replacement is an existing value (`Identity(x) => x`).
   bool erase = false;
   RwInput erase_to;
   /// (node register, attribute) pairs the rewrite copies; a match whose nodes lack
   /// one is rejected before anything is mutated.
   std::vector<std::pair<std::uint32_t, std::string>> reads;
+  /// Value registers of constants whose values the rule folded in: constants written in
+  /// the pattern (`Add(x, 1.0)`) and those the rewrite reads with value()/values(). Their
+  /// Const nodes are removed after the rewrite when nothing else reads them.
+  std::vector<std::uint32_t> folded;
 };
 
 /// A readable listing of a program, one instruction a line (for tests, docs and
 /// `graphfuse check`-style dumps): "3  producer  n1 = producer of v0 (output 0)".
 std::string disassemble(const MatchProgram& p);
+/// A check in readable form: "n1(conv).group > 1", "rank(v2) == 4".
+std::string describe(const MatchProgram& p, const ExprCheck& c);
 
 /// A rule's executable form.
 struct CompiledRule {

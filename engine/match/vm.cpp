@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "match/attr_compare.h"
+#include "match/eval.h"
 
 namespace graphfuse::match {
 
@@ -31,6 +32,10 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
     }
     case Opcode::CheckArity:
       return g.node(e.nodes[in.a]).inputs.size() == in.b;
+    case Opcode::CheckMinArity:
+      return g.node(e.nodes[in.a]).inputs.size() >= in.b;
+    case Opcode::CheckOutputs:
+      return g.node(e.nodes[in.a]).outputs.size() == in.b;
     case Opcode::LoadInput: {
       const auto& inputs = g.node(e.nodes[in.a]).inputs;
       if (in.b >= inputs.size() || !inputs[in.b].valid()) return false;
@@ -50,14 +55,41 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
       return e.values[in.a] == ValueRef{e.nodes[in.b], in.c};
     case Opcode::SameValue:
       return e.values[in.a] == e.values[in.b];
+    case Opcode::OutputOf:
+      e.values[in.c] = ValueRef{e.nodes[in.a], in.b};
+      return true;
+    case Opcode::CheckConst:
+      return const_matches(g, e.values[in.a], p.consts[in.aux]);
     case Opcode::CheckAttr:
       return check_attr(p.attr_checks[in.aux], g, e);
+    case Opcode::CheckExpr:
+      return eval_check(p.exprs[in.aux], g, e, p);
+    case Opcode::Consumer:
     case Opcode::Fork:
     case Opcode::Jump:
     case Opcode::Accept:
       break;
   }
   return false;
+}
+
+std::int64_t vm_consumer(const Graph& g, const Instr& in, Embedding& e, std::uint32_t from,
+                         std::vector<Use>& uses) {
+  // Re-read on every resume: the list is short and the graph does not change while
+  // matching, so the positions stay meaningful between calls.
+  uses = g.consumers(e.values[in.a]);
+  for (std::size_t k = from; k < uses.size(); ++k) {
+    const Use& u = uses[k];
+    if (in.b != kAnySlot && u.slot != in.b) continue;
+    // With any slot, a node reading the value twice is one candidate, not two.
+    if (in.b == kAnySlot && k > 0 && uses[k - 1].node == u.node) continue;
+    bool taken = false;
+    for (std::uint32_t r = 0; r < in.c && !taken; ++r) taken = e.nodes[r] == u.node;
+    if (taken) continue;
+    e.nodes[in.c] = u.node;
+    return static_cast<std::int64_t>(k);
+  }
+  return -1;
 }
 
 }  // namespace graphfuse::match

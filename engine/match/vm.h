@@ -19,18 +19,28 @@ struct Embedding {
 /// Per-thread scratch reused across candidates (no allocation per candidate).
 struct VmState {
   Embedding emb;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;  ///< (fork pc, alternative)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;  ///< (choice pc, alternative)
+  std::vector<Use> uses;  ///< scratch for Consumer
   /// The largest pc at which a step failed in the last run: the furthest the search got,
   /// which is what a why-not explanation reports.
   std::uint32_t furthest_fail = 0;
+  /// Instructions executed, summed over runs (the cost measure of the commutative figures).
+  std::uint64_t steps = 0;
 };
 
-/// Executes one non-control instruction; false when the check fails.
+/// Executes one check instruction (not Fork, Jump, Consumer or Accept); false when it fails.
 bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& e);
+
+/// Binds node reg in.c to the first consumer at or after position `from` of the value in
+/// value reg in.a that passes the slot and distinctness tests; returns the position used,
+/// or -1 when none is left. `uses` is scratch.
+std::int64_t vm_consumer(const Graph& g, const Instr& in, Embedding& e, std::uint32_t from,
+                         std::vector<Use>& uses);
 
 /// Runs `p` with node register 0 = `root`. Calls `on_match(const Embedding&)` for every
 /// embedding, in a deterministic order; the search continues while it returns true.
-/// Returns the number of embeddings reported.
+/// Returns the number of embeddings reported. Patterns with commutative ops may report
+/// the same embedding more than once (once per operand order that yields it).
 template <class OnMatch>
 std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmState& st,
                         OnMatch&& on_match) {
@@ -43,6 +53,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
   std::uint32_t pc = 0;
   for (;;) {
     const Instr& in = p.code[pc];
+    ++st.steps;
     bool ok = true;
     switch (in.op) {
       case Opcode::Fork:
@@ -52,6 +63,13 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
       case Opcode::Jump:
         pc = in.aux;
         continue;
+      case Opcode::Consumer: {
+        std::int64_t at = vm_consumer(g, in, st.emb, 0, st.uses);
+        ok = at >= 0;
+        if (ok) st.choices.emplace_back(pc, static_cast<std::uint32_t>(at));
+        else if (pc > st.furthest_fail) st.furthest_fail = pc;
+        break;
+      }
       case Opcode::Accept:
         ++found;
         if (!on_match(static_cast<const Embedding&>(st.emb))) return found;
@@ -69,11 +87,21 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
     // Backtrack: resume the most recent choice point that has an untried alternative.
     for (;;) {
       if (st.choices.empty()) return found;
-      auto& [fork_pc, alt] = st.choices.back();
-      const auto& targets = p.forks[p.code[fork_pc].aux];
-      if (++alt < targets.size()) {
-        pc = targets[alt];
-        break;
+      auto& [choice_pc, alt] = st.choices.back();
+      const Instr& c = p.code[choice_pc];
+      if (c.op == Opcode::Consumer) {
+        std::int64_t at = vm_consumer(g, c, st.emb, alt + 1, st.uses);
+        if (at >= 0) {
+          alt = static_cast<std::uint32_t>(at);
+          pc = choice_pc + 1;
+          break;
+        }
+      } else {
+        const auto& targets = p.forks[c.aux];
+        if (++alt < targets.size()) {
+          pc = targets[alt];
+          break;
+        }
       }
       st.choices.pop_back();
     }

@@ -1,5 +1,8 @@
-// Legality checks: external uses, graph outputs, leaves inside the match, missing attributes.
+// Legality checks: external uses, graph outputs, leaves inside the match, missing
+// attributes, roots that are rewired, and cycles through several roots.
 #include "rewrite/legality.h"
+
+#include "match/convex.h"
 
 namespace graphfuse::rewrite {
 
@@ -11,26 +14,41 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
                 const std::vector<char>& is_output) {
   const match::MatchProgram& p = rule.match;
   const std::size_t n = e.nodes.size();
+  // `on_external_use: duplicate` keeps interior nodes that others still read; the
+  // sweep after the rewrite removes only those left without uses.
+  const bool keep = p.on_external_use == match::ExternalUse::Duplicate;
+  std::vector<char> root(n, 0);
+  for (std::uint32_t r : p.roots) root[r] = 1;
   // A leaf bound to a value made inside the match would dangle once that node is gone.
-  for (std::uint32_t v : p.leaf_regs) {
-    NodeId producer = e.values[v].node;
-    for (std::size_t r = 0; r < n; ++r)
-      if (e.nodes[r] == producer) return code(RejectReason::LeafOverlap);
-  }
-  for (std::size_t r = 1; r < n; ++r)
-    if (is_output[e.nodes[r]]) return code(RejectReason::GraphOutput);
+  if (!keep)
+    for (std::uint32_t v : p.leaf_regs) {
+      NodeId producer = e.values[v].node;
+      for (std::size_t r = 0; r < n; ++r)
+        if (e.nodes[r] == producer) return code(RejectReason::LeafOverlap);
+    }
+  for (std::size_t r = 0; r < n && !keep; ++r)
+    if (!root[r] && is_output[e.nodes[r]]) return code(RejectReason::GraphOutput);
   // Exact arity makes every input slot of a matched node a pattern edge, so an interior
   // node used only inside the match has exactly internal_uses uses.
-  for (std::size_t r = 1; r < n; ++r)
-    if (g.use_count(e.nodes[r]) != p.internal_uses[r]) return code(RejectReason::ExternalUse);
+  for (std::size_t r = 0; r < n && !keep; ++r)
+    if (!root[r] && g.use_count(e.nodes[r]) != p.internal_uses[r]) return code(RejectReason::ExternalUse);
   for (const auto& [reg, key] : rule.rewrite.reads)
     if (!g.node(e.nodes[reg]).attrs.has(key)) return code(RejectReason::MissingAttribute);
-  if (rule.rewrite.erase) {
-    NodeId root = e.nodes[0];
-    if (is_output[root]) return code(RejectReason::ErasedOutput);
-    // Only output 0 is rewired; other outputs must be unused for the root to go.
-    if (g.use_count(root) != g.use_count(ValueRef{root, 0})) return code(RejectReason::ExternalUse);
+  // A root no template node takes over is rewired to its replacements and removed: it
+  // must not be a graph output (that would rename the output), and only the outputs the
+  // pattern names are rewired, so others must be unused.
+  std::vector<char> taken(p.roots.size(), 0);
+  for (const match::RwNode& t : rule.rewrite.nodes)
+    if (t.takeover >= 0) taken[static_cast<std::size_t>(t.takeover)] = 1;
+  for (std::size_t i = 0; i < p.roots.size(); ++i) {
+    if (taken[i]) continue;
+    NodeId r = e.nodes[p.roots[i]];
+    if (is_output[r]) return code(RejectReason::ErasedOutput);
+    std::size_t named = 0;
+    for (std::uint32_t port = 0; port < p.root_outputs[i]; ++port) named += g.use_count(ValueRef{r, port});
+    if (g.use_count(r) != named) return code(RejectReason::ExternalUse);
   }
+  if (p.roots.size() > 1 && match::creates_cycle(g, p, e)) return code(RejectReason::Cycle);
   return -1;
 }
 

@@ -1,6 +1,7 @@
 // Graph mutation with a change log, and the application of a rule's rewrite program.
 #include "rewrite/rewriter.h"
 
+#include "match/eval.h"
 #include "match/program.h"
 
 namespace graphfuse::rewrite {
@@ -10,9 +11,10 @@ void Rewriter::uses_changed(const std::vector<ValueRef>& values) {
     if (v.valid()) changes_.push_back({ChangeKind::UsesChanged, v.node});
 }
 
-NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs) {
+NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+                        std::uint32_t num_outputs) {
   uses_changed(inputs);
-  NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs));
+  NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), num_outputs);
   changes_.push_back({ChangeKind::Created, n});
   return n;
 }
@@ -54,6 +56,15 @@ using match::RwInput;
 Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& node, const match::Embedding& e) {
   Attributes out;
   for (const RwAttr& a : node.attrs) {
+    if (a.kind == RwAttr::Kind::Literal) {
+      out.set(a.key, a.literal);
+      continue;
+    }
+    if (a.kind == RwAttr::Kind::Computed) {
+      // The match program checked that the value is defined (value(c), natives, ...).
+      if (auto v = match::eval_term(a.term, g, e, rule.compiled->match)) out.set(a.key, std::move(*v));
+      continue;
+    }
     const Node& src = g.node(e.nodes[a.node]);
     switch (a.kind) {
       case RwAttr::Kind::Spread:
@@ -69,6 +80,7 @@ Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& no
         if (const AttrValue* v = src.attrs.find(a.src_key)) out.set(a.key, *v);
         break;
       case RwAttr::Kind::OpTypeOf: out.set(a.key, std::string(src.op.name())); break;
+      case RwAttr::Kind::Computed: break;
     }
   }
   out.set("_rule", rule.name);  // provenance: which rule made this node
@@ -79,71 +91,98 @@ Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& no
 
 void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, std::string* trace) {
   const match::RewriteProgram& prog = rule.compiled->rewrite;
+  const match::MatchProgram& mp = rule.compiled->match;
   const Graph& g = rw.graph();
   const NodeId root = e.nodes[0];
   const std::string root_id = g.node(root).id;
-  const std::string root_op(g.node(root).op.name());
+  std::vector<std::string> root_ops;
+  for (std::uint32_t r : mp.roots) root_ops.emplace_back(g.node(e.nodes[r]).op.name());
 
-  // Every attribute is computed before the first mutation: the root's own attributes
+  // Every attribute is computed before the first mutation: the roots' own attributes
   // may be read by the template and are about to be replaced.
   std::vector<Attributes> attrs;
   attrs.reserve(prog.nodes.size());
   for (const auto& n : prog.nodes) attrs.push_back(build_attrs(g, rule, n, e));
+  // Constants whose values the rule folded in: removed below once nothing reads them.
+  std::vector<NodeId> consts;
+  for (std::uint32_t v : prog.folded)
+    if (is_constant(g, e.values[v])) consts.push_back(e.values[v].node);
 
-  std::vector<NodeId> created;
+  std::vector<NodeId> created(prog.nodes.size(), kNoNode);
   auto resolve = [&](const RwInput& in) -> ValueRef {
     switch (in.kind) {
       case RwInput::Kind::Value: return e.values[in.index];
       case RwInput::Kind::NodeOut: return ValueRef{e.nodes[in.index], in.port};
       case RwInput::Kind::New: return ValueRef{created[in.index], in.port};
+      case RwInput::Kind::Variadic: break;
     }
     return {};
   };
   auto inputs_of = [&](const match::RwNode& n) {
     std::vector<ValueRef> ins;
     ins.reserve(n.inputs.size());
-    for (const RwInput& in : n.inputs) ins.push_back(resolve(in));
+    for (const RwInput& in : n.inputs) {
+      if (in.kind != RwInput::Kind::Variadic) {
+        ins.push_back(resolve(in));
+        continue;
+      }
+      for (ValueRef v : match::variadic_values(g, e, mp, in.index)) ins.push_back(v);
+    }
     return ins;
   };
 
-  std::size_t last = prog.erase ? prog.nodes.size() : prog.nodes.size() - 1;
-  std::string added;
-  for (std::size_t i = 0; i < last; ++i) {
+  std::string added, replaced;
+  std::vector<char> taken(mp.roots.size(), 0);
+  for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
     const match::RwNode& n = prog.nodes[i];
+    if (n.takeover >= 0) {
+      auto r = static_cast<std::size_t>(n.takeover);
+      taken[r] = 1;
+      created[i] = e.nodes[mp.roots[r]];
+      rw.replace_in_place(created[i], n.op, inputs_of(n), std::move(attrs[i]));
+      if (trace) replaced += (replaced.empty() ? "" : "; ") + std::string(n.op.name()) + " replaces " + root_ops[r];
+      continue;
+    }
     // Derived from the root's id: deterministic and readable ("relu/t").
     std::string id = rw.unique_id(root_id + "/" + n.name);
-    created.push_back(rw.create(id, n.op, inputs_of(n), std::move(attrs[i])));
+    created[i] = rw.create(id, n.op, inputs_of(n), std::move(attrs[i]), n.num_outputs);
     if (trace) added += (added.empty() ? "" : ", ") + id;
   }
-  if (prog.erase) {
-    rw.replace_all_uses(ValueRef{root, 0}, resolve(prog.erase_to));
-    rw.erase(root);
-  } else {
-    const match::RwNode& n = prog.nodes[last];
-    rw.replace_in_place(root, n.op, inputs_of(n), std::move(attrs[last]));
+  // Roots nobody took over: their uses read the replacements; the sweep removes them.
+  std::size_t off = 0;
+  for (std::size_t r = 0; r < mp.roots.size(); ++r) {
+    std::uint32_t k = mp.root_outputs[r];
+    if (!taken[r]) {
+      NodeId n = e.nodes[mp.roots[r]];
+      for (std::uint32_t port = 0; port < k; ++port) {
+        ValueRef to = resolve(prog.replacements[off + port]);
+        if (trace && port == 0)
+          replaced += (replaced.empty() ? "" : "; ") + root_ops[r] + " erased, uses now read '" + g.value_name(to) + "'";
+        rw.replace_all_uses(ValueRef{n, port}, to);
+      }
+    }
+    off += k;
   }
 
   // Matched nodes the rewrite no longer reads are dead now; removing one can free its
   // producer, so sweep until nothing changes (patterns are small).
+  std::vector<char> is_root(e.nodes.size(), 0);
+  for (std::size_t r = 0; r < mp.roots.size(); ++r) is_root[mp.roots[r]] = taken[r] ? 2 : 1;
   std::string removed;
+  auto sweep = [&](NodeId n, bool listed) {
+    if (!g.alive(n) || g.use_count(n) != 0 || g.has_graph_output(n)) return false;
+    if (trace && listed) removed += (removed.empty() ? "'" : ", '") + g.node(n).id + "'";
+    rw.erase(n);
+    return true;
+  };
   for (bool progress = true; progress;) {
     progress = false;
-    for (std::size_t r = 1; r < e.nodes.size(); ++r) {
-      NodeId n = e.nodes[r];
-      if (!g.alive(n) || g.use_count(n) != 0 || g.has_graph_output(n)) continue;
-      if (trace) removed += (removed.empty() ? "'" : ", '") + g.node(n).id + "'";
-      rw.erase(n);
-      progress = true;
-    }
+    for (std::size_t r = 0; r < e.nodes.size(); ++r)
+      if (is_root[r] != 2) progress |= sweep(e.nodes[r], is_root[r] == 0);
   }
+  for (NodeId c : consts) sweep(c, true);
   if (!trace) return;
-  std::string line = rule.label() + " at '" + root_id + "': ";
-  if (prog.erase) {
-    ValueRef to = resolve(prog.erase_to);
-    line += root_op + " erased, uses now read '" + g.value_name(to) + "'";
-  } else {
-    line += std::string(prog.nodes[last].op.name()) + " replaces " + root_op;
-  }
+  std::string line = rule.label() + " at '" + root_id + "': " + replaced;
   if (!removed.empty()) line += "; removed " + removed;
   if (!added.empty()) line += "; added " + added;
   *trace = std::move(line);

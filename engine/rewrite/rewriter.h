@@ -32,8 +32,9 @@ class Rewriter {
   explicit Rewriter(Graph& g) : g_(g) {}
 
   const Graph& graph() const { return g_; }
-  /// Adds a node (id must be free; see unique_id).
-  NodeId create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs);
+  /// Adds a node with `num_outputs` outputs (id must be free; see unique_id).
+  NodeId create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+                std::uint32_t num_outputs = 1);
   /// Gives node n a new op, inputs and attributes, keeping its NodeId, id and outputs,
   /// so its consumers and graph outputs stay valid.
   void replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs);
@@ -55,10 +56,12 @@ class Rewriter {
 };
 
 /// Applies rule `rule`'s rewrite to embedding `e` (already checked legal): creates the
-/// template's nodes, makes the last one take over the root (or rewires the root's uses
-/// for an erase-style rewrite), then removes matched nodes left without uses. Created
-/// and taken-over nodes get attribute `_rule` = the rule's name. Appends one line to
-/// `trace` when it is not null.
+/// template's nodes in order, a node that replaces a root taking it over in place (see
+/// match::RwNode::takeover); rewires the uses of roots nobody took over to their
+/// replacements; then removes matched nodes, and constants whose values the rule folded
+/// in (RewriteProgram::folded), left without uses. Created and taken-over nodes get
+/// attribute `_rule` = the rule's name. Writes one
+/// line to `trace` when it is not null.
 void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, std::string* trace);
 
 }  // namespace graphfuse::rewrite

@@ -11,31 +11,91 @@
 
 namespace graphfuse::rules {
 
-/// What a pattern name denotes, for the rewrite compiler.
+/// One op's declared properties, from a rule file's `ops:` section.
+struct OpSchema {
+  bool commutative = false;
+  int min_inputs = -1;  ///< -1: not declared
+  int max_inputs = -1;  ///< -1: unbounded (or not declared)
+  int outputs = -1;     ///< -1: not declared
+  /// Attribute kinds ("int", "float", "string", "bool", "ints", "floats", "strings",
+  /// "tensor", ...: attr_kind_name's words) by attribute name.
+  std::map<std::string, std::string> attrs;
+  SourceLoc loc;  ///< where the op was declared
+};
+using OpSchemas = std::map<std::string, OpSchema, std::less<>>;
+
+/// What a pattern name denotes, for constraints and the rewrite compiler.
 struct PatternName {
-  enum class Kind { Leaf, Node } kind = Kind::Leaf;
-  std::uint32_t reg = 0;  ///< Leaf: value register; Node: node register
-  dsl::Pos pos;           ///< where the name was first written
+  enum class Kind { Leaf, Node, Variadic } kind = Kind::Leaf;
+  std::uint32_t reg = 0;   ///< Leaf: value register; Node: node register; Variadic: list index
+  std::uint32_t port = 0;  ///< Node: the output the name stands for (`a, b = Split(x)`)
+  dsl::Pos pos;            ///< where the name was first written
+};
+
+/// One `where:` constraint with the origin of its text.
+struct WhereItem {
+  dsl::Constraint constraint;
+  dsl::TextOrigin origin;
 };
 
 /// A compiled pattern plus the facts the loader and the rewrite compiler need.
 struct CompiledPattern {
   match::MatchProgram program;
   std::map<std::string, PatternName> names;
-  std::vector<OpType> root_ops;  ///< empty: any op
+  std::vector<OpType> root_ops;  ///< the first root's ops; empty: any op
   int depth = 0;
+  int leaf_depth = 0;  ///< the depth once some check reads a leaf (the root's height + 1)
 };
 
-/// Compiles a pattern (last statement = root). Throws Error at the AST position:
-/// name bound twice, unreachable pattern node, cycle, unsupported construct.
-CompiledPattern compile_pattern(const dsl::Program& pattern, const dsl::TextOrigin& origin);
+/// Compiles a pattern (last statement = the root, or several roots `c1, c2`) with its
+/// `where:` constraints. Throws Error at the AST position: name bound twice,
+/// unreachable pattern node, cycle, ops used against their schema, unknown functions.
+CompiledPattern compile_pattern(const dsl::Program& pattern, const dsl::TextOrigin& origin,
+                                const std::vector<WhereItem>& where = {},
+                                const OpSchemas* ops = nullptr);
 
-/// Compiles a rewrite template against a compiled pattern's names. Throws Error at
-/// the AST position: unknown name, `_` or the root used as an input, op alternatives.
-match::RewriteProgram compile_rewrite(const dsl::Program& rewrite, const CompiledPattern& pattern,
-                                      const dsl::TextOrigin& origin);
+/// Compiles a rewrite template against a compiled pattern's names. Computed attributes
+/// that may be unavailable (`value(c)`, native functions) add checks to the pattern's
+/// program, so a match is only reported when its rewrite can be built. Throws Error at
+/// the AST position: unknown name, `_` or a root used as an input, op alternatives,
+/// a replacement count that does not fit the roots.
+match::RewriteProgram compile_rewrite(const dsl::Program& rewrite, CompiledPattern& pattern,
+                                      const dsl::TextOrigin& origin, const OpSchemas* ops = nullptr);
 
 /// A literal as an attribute value (lists must be homogeneous; ints widen to floats).
 AttrValue literal_to_attr(const dsl::Literal& lit, const dsl::TextOrigin& origin);
+
+/// A literal as a constant tensor for a rewrite's `Const` node: numbers become scalars
+/// (int64 or float32), number lists 1-D tensors, tensor literals themselves.
+Tensor literal_to_tensor(const dsl::Literal& lit, const dsl::TextOrigin& origin);
+
+/// Compiles constraint and rewrite-value operands against pattern names.
+class TermCompiler {
+ public:
+  TermCompiler(const std::map<std::string, PatternName>& names, const match::MatchProgram& prog,
+               const dsl::TextOrigin& origin)
+      : names_(names), prog_(prog), o_(origin) {}
+
+  /// An operand as a Term; names must be arguments of functions.
+  match::Term term(const dsl::Operand& op) const;
+  /// A `where:` constraint or an inline attribute constraint.
+  match::ExprCheck check(const dsl::Constraint& c) const;
+
+ private:
+  [[noreturn]] void fail(dsl::Pos p, const std::string& msg) const { throw o_.error(p, msg); }
+  match::Term name_arg(const dsl::Operand& op) const;
+  match::Term call(const dsl::FuncCall& f, dsl::Pos pos) const;
+
+  const std::map<std::string, PatternName>& names_;
+  const match::MatchProgram& prog_;
+  const dsl::TextOrigin& o_;
+};
+
+/// "==" -> Cmp::Eq, ..., "in" -> Cmp::In.
+match::Cmp cmp_of(const std::string& op);
+
+/// The registers a term reads (for placing checks where everything is bound).
+void term_registers(const match::Term& t, const match::MatchProgram& p, std::vector<std::uint32_t>& nodes,
+                    std::vector<std::uint32_t>& values);
 
 }  // namespace graphfuse::rules

@@ -98,4 +98,18 @@ AttrValue literal_to_attr(const dsl::Literal& lit, const dsl::TextOrigin& o) {
   throw o.error(lit.pos, "a list literal must hold one kind of element (numbers, strings, bools or tensors)");
 }
 
+Tensor literal_to_tensor(const dsl::Literal& lit, const dsl::TextOrigin& o) {
+  AttrValue v = literal_to_attr(lit, o);
+  if (auto* t = std::get_if<Tensor>(&v)) {
+    if (!t->has_data()) throw o.error(lit.pos, "a constant input needs data: tensor(type, [shape], [values])");
+    return *t;
+  }
+  if (auto* i = std::get_if<std::int64_t>(&v)) return Tensor::from_ints({}, {*i});
+  if (auto* f = std::get_if<float>(&v)) return Tensor::from_floats({}, {*f});
+  if (auto* is = std::get_if<std::vector<std::int64_t>>(&v))
+    return Tensor::from_ints({static_cast<std::int64_t>(is->size())}, *is);
+  if (auto* fs = std::get_if<std::vector<float>>(&v)) return Tensor::from_floats({static_cast<std::int64_t>(fs->size())}, *fs);
+  throw o.error(lit.pos, "a constant input is a number, a list of numbers or a tensor literal");
+}
+
 }  // namespace graphfuse::rules

@@ -1,46 +1,15 @@
-// Rule-file loader: YAML (yaml-cpp) -> validated, compiled Rules with file positions.
-#include <yaml-cpp/yaml.h>
-
+// Rule-file loader: YAML (yaml-cpp) -> validated, compiled Rules with file positions;
+// top-level keys, includes (each file once, cycles are errors) and shared helpers.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 
-#include "dsl/parser.h"
-#include "graphfuse/rules.h"
-#include "match/program.h"
-#include "rules/compile.h"
+#include "rules/builder.h"
 
 namespace graphfuse {
 
-/// Builds RuleSets (the only code allowed to fill one before it is frozen).
-class RuleSetBuilder {
- public:
-  RuleSetBuilder() = default;
-
-  void add_file(const std::string& path, std::string text);
-  RuleSet finish() {
-    set_.freeze_();
-    return std::move(set_);
-  }
-
- private:
-  struct File {
-    std::string path;
-    std::shared_ptr<const std::vector<std::string>> lines;
-  };
-
-  [[noreturn]] void fail(const File& f, const YAML::Mark& m, const std::string& msg) const;
-  SourceLoc loc(const File& f, const YAML::Mark& m) const {
-    return SourceLoc{f.path, m.line + 1, m.column + 1};
-  }
-  dsl::TextOrigin origin(const File& f, const YAML::Node& scalar) const;
-  void check_unique_keys(const File& f, const YAML::Node& map) const;
-  std::string scalar(const File& f, const YAML::Node& n, const std::string& key) const;
-  void add_rule(const File& f, const YAML::Node& item);
-
-  RuleSet set_;
-  std::map<std::string, SourceLoc> names_;  // rule name -> where its name was written
-};
+namespace fs = std::filesystem;
 
 void RuleSetBuilder::fail(const File& f, const YAML::Mark& m, const std::string& msg) const {
   std::string line;
@@ -94,72 +63,68 @@ void RuleSetBuilder::check_unique_keys(const File& f, const YAML::Node& map) con
   }
 }
 
+void RuleSetBuilder::check_keys(const File& f, const YAML::Node& map, const std::vector<std::string>& allowed,
+                                const std::string& what, const std::string& where) const {
+  check_unique_keys(f, map);
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string& k = it->first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    std::string list;
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    fail(f, it->first.Mark(), "unknown " + what + " '" + k + "'" + where + " (expected " + list + ")");
+  }
+}
+
 std::string RuleSetBuilder::scalar(const File& f, const YAML::Node& n, const std::string& key) const {
   if (!n.IsScalar()) fail(f, n.Mark(), "'" + key + "' must be a string");
   return n.Scalar();
 }
 
-static bool valid_rule_name(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
-  return true;
+int RuleSetBuilder::integer(const File& f, const YAML::Node& n, const std::string& key) const {
+  try {
+    return n.as<int>();
+  } catch (const YAML::Exception&) {
+    fail(f, n.Mark(), "'" + key + "' must be an integer");
+  }
 }
 
-void RuleSetBuilder::add_rule(const File& f, const YAML::Node& item) {
-  if (!item.IsMap()) fail(f, item.Mark(), "each rule must be a mapping with name, pattern and rewrite");
-  check_unique_keys(f, item);
-  static const char* kKeys[] = {"name", "doc", "pattern", "rewrite", "benefit", "enabled"};
-  for (auto it = item.begin(); it != item.end(); ++it) {
-    const std::string& k = it->first.Scalar();
-    if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
-      fail(f, it->first.Mark(), "unknown key '" + k + "' in rule (expected name, doc, pattern, rewrite, benefit, enabled)");
-  }
-  for (const char* required : {"name", "pattern", "rewrite"})
-    if (!item[required]) fail(f, item.Mark(), std::string("rule is missing '") + required + "'");
-
-  Rule r;
-  r.loc = loc(f, item.Mark());
-  const YAML::Node name = item["name"];
-  r.name = scalar(f, name, "name");
-  if (!valid_rule_name(r.name))
-    fail(f, name.Mark(), "rule name '" + r.name + "' must be letters, digits, '_', '.' or '-', starting with a letter");
-  if (auto prev = names_.find(r.name); prev != names_.end())
-    fail(f, name.Mark(), "duplicate rule name '" + r.name + "' (first defined at " + prev->second.str() + ")");
-  names_.emplace(r.name, loc(f, name.Mark()));
-  if (item["doc"]) r.doc = scalar(f, item["doc"], "doc");
-  if (const YAML::Node b = item["benefit"]) {
-    try {
-      r.benefit = b.as<int>();
-    } catch (const YAML::Exception&) {
-      fail(f, b.Mark(), "'benefit' must be an integer");
+void RuleSetBuilder::include(File& f, const YAML::Node& list, const std::vector<std::string>& stack) {
+  if (!list.IsSequence()) fail(f, list.Mark(), "`include:` must be a list of rule files");
+  fs::path dir = fs::path(f.path).parent_path();
+  for (const YAML::Node& item : list) {
+    std::string rel = scalar(f, item, "include");
+    fs::path p = (dir / rel).lexically_normal();
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(p, ec);
+    std::string key = ec ? p.string() : canon.string();
+    if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
+      std::string chain;
+      bool on = false;
+      for (const std::string& s : stack) {
+        on = on || s == key;
+        if (on) chain += fs::path(s).filename().string() + " -> ";
+      }
+      fail(f, item.Mark(), "include cycle: " + chain + fs::path(key).filename().string());
     }
-  }
-  if (const YAML::Node e = item["enabled"]) {
-    try {
-      r.enabled = e.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(f, e.Mark(), "'enabled' must be true or false");
+    if (auto done = included_.find(key); done != included_.end()) {
+      merge_ops(f, done->second, item.Mark());
+      continue;
     }
+    std::ifstream in(p, std::ios::binary);
+    if (!in) fail(f, item.Mark(), "cannot read included rule file '" + p.string() + "'");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::vector<std::string> deeper = stack;
+    deeper.push_back(key);
+    rules::OpSchemas ops = load(p.string(), ss.str(), deeper);
+    included_[key] = ops;
+    merge_ops(f, ops, item.Mark());
   }
-  const YAML::Node pat = item["pattern"], rw = item["rewrite"];
-  r.pattern = scalar(f, pat, "pattern");
-  r.rewrite = scalar(f, rw, "rewrite");
-  dsl::TextOrigin pat_origin = origin(f, pat), rw_origin = origin(f, rw);
-  r.pattern_loc = pat_origin.map({1, 1});
-  r.rewrite_loc = rw_origin.map({1, 1});
-  rules::CompiledPattern cp = rules::compile_pattern(dsl::parse_program(r.pattern, pat_origin), pat_origin);
-  auto compiled = std::make_shared<match::CompiledRule>();
-  compiled->rewrite = rules::compile_rewrite(dsl::parse_program(r.rewrite, rw_origin), cp, rw_origin);
-  compiled->match = std::move(cp.program);
-  r.root_ops = std::move(cp.root_ops);
-  r.depth = cp.depth;
-  r.compiled = std::move(compiled);
-  set_.rules_.push_back(std::move(r));
 }
 
-void RuleSetBuilder::add_file(const std::string& path, std::string text) {
-  File f{path, dsl::split_lines(text)};
+rules::OpSchemas RuleSetBuilder::load(const std::string& path, std::string text, const std::vector<std::string>& stack) {
+  File f{path, dsl::split_lines(text), {}};
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -168,24 +133,38 @@ void RuleSetBuilder::add_file(const std::string& path, std::string text) {
   }
   if (!root.IsMap()) fail(f, root.IsDefined() && !root.IsNull() ? root.Mark() : YAML::Mark{},
                           "a rule file is a mapping with a `rules:` list");
-  check_unique_keys(f, root);
-  RuleFileInfo info{path, std::move(text), 0};
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    const std::string& k = it->first.Scalar();
-    if (k == "rules") {
-      const YAML::Node list = it->second;
-      if (!list.IsSequence() && !list.IsNull()) fail(f, list.Mark(), "`rules:` must be a list of rules");
-      for (std::size_t i = 0; i < list.size(); ++i) add_rule(f, list[i]);
-    } else if (k == "tests") {
-      info.tests_line = it->first.Mark().line + 1;  // run later by the rule-test runner
-    } else if (k == "load") {
-      continue;  // rule-test files name the rule files their cases need; not ours
-    } else {
-      fail(f, it->first.Mark(), "unknown top-level key '" + k + "' (expected rules, tests or load)");
-    }
-  }
+  check_keys(f, root, {"rules", "include", "ops", "tests", "load"}, "top-level key", "");
   if (!root["rules"]) fail(f, root.Mark(), "a rule file needs a `rules:` list");
+  // Included files first (their rules come before this file's), then this file's own
+  // ops, so its rules see both whatever the order of the keys.
+  if (const YAML::Node inc = root["include"]) include(f, inc, stack);
+  if (const YAML::Node ops = root["ops"]) read_ops(f, ops);
+  RuleFileInfo info{path, std::move(text), 0};
+  if (const YAML::Node tests = root["tests"]) {
+    // Run later by the rule-test runner; find the key's own line for it.
+    for (auto it = root.begin(); it != root.end(); ++it)
+      if (it->first.Scalar() == "tests") info.tests_line = it->first.Mark().line + 1;
+  }
+  const YAML::Node list = root["rules"];
+  if (!list.IsSequence() && !list.IsNull()) fail(f, list.Mark(), "`rules:` must be a list of rules");
+  for (std::size_t i = 0; i < list.size(); ++i) add_rule(f, list[i]);
   set_.files_.push_back(std::move(info));
+  return f.ops;
+}
+
+void RuleSetBuilder::add_file(const std::string& path, std::string text) {
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(path, ec);
+  std::string key = ec ? path : canon.string();
+  rules::OpSchemas ops = load(path, std::move(text), {key});
+  included_.emplace(key, std::move(ops));
+}
+
+RuleSet RuleSetBuilder::finish() {
+  std::stable_sort(set_.rules_.begin(), set_.rules_.end(),
+                   [](const Rule& a, const Rule& b) { return a.priority > b.priority; });
+  set_.freeze_();
+  return std::move(set_);
 }
 
 RuleSet load_rule_files(const std::vector<std::string>& paths) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,11 +19,38 @@ namespace match {
 struct CompiledRule;  // the rule's match program and rewrite program (engine/match/program.h)
 }
 
+/// One argument of a native predicate or function, as the rule wrote it:
+/// `my_check(conv, x, xs, 3)` passes a pattern node, a value, a variadic list, a number.
+struct NativeArg {
+  NodeId node = kNoNode;          ///< the matched node, when the argument names a pattern node
+  ValueRef value;                 ///< a leaf's value, or the named node's output (port 0 or bound port)
+  std::vector<ValueRef> values;   ///< a variadic list `xs`
+  std::optional<AttrValue> literal;  ///< a literal or computed argument (`3`, `conv.k`)
+};
+
+/// A native function: computes an attribute value from a match, or nullopt when it does
+/// not apply (a constraint using it then fails; a rewrite using it is not applied). Must
+/// only read the graph; it is called concurrently from matching threads.
+using NativeFunction = std::function<std::optional<AttrValue>(const Graph&, std::span<const NativeArg>)>;
+/// A native predicate: `where: [my_check(conv)]`. Same contract as NativeFunction.
+using NativePredicate = std::function<bool(const Graph&, std::span<const NativeArg>)>;
+
+/// Registers a predicate under `name` for rule files (`where: [name(args)]`). Rules are
+/// bound to natives when loaded, so register before loading; a rule naming an unknown
+/// native is a load error. Registering a name again replaces it for later loads.
+void register_predicate(std::string name, NativePredicate fn);
+/// Registers a function for constraints (`name(x) == 3`) and rewrite attributes
+/// (`{k = name(conv)}`). See register_predicate.
+void register_function(std::string name, NativeFunction fn);
+/// The native registered as `name` (predicates are functions returning bool), or null.
+std::shared_ptr<const NativeFunction> find_native(std::string_view name);
+
 /// One rewrite rule: static data plus its compiled form. Built only by the loader.
 struct Rule {
   std::string name;
   std::string doc;
   int benefit = 1;       ///< higher benefit is applied first when matches overlap
+  int priority = 0;      ///< rules are ordered by priority (higher first), then file order
   bool enabled = true;   ///< disabled rules are checked and compiled but never applied
   SourceLoc loc;         ///< where the rule's entry starts (file:line:col of `- name:`)
   std::string pattern;   ///< pattern text as written (the YAML scalar's value)
@@ -30,7 +59,9 @@ struct Rule {
   SourceLoc rewrite_loc; ///< file position of the rewrite text's first character
   /// Ops the pattern's root accepts; empty when the root is a wildcard (`*`).
   std::vector<OpType> root_ops;
-  /// Longest chain of pattern nodes from the root down (root alone = 0).
+  /// How far below a changed node a candidate root can be and still see the change:
+  /// the longest chain of pattern nodes from the root down (root alone = 0), plus one
+  /// when constraints look at leaves or several roots meet through shared values.
   int depth = 0;
   /// Match program and rewrite program; shared, immutable after loading.
   std::shared_ptr<const match::CompiledRule> compiled;
@@ -86,9 +117,11 @@ class RuleSet {
   int max_depth_ = 0;
 };
 
-/// Loads, validates and compiles rule files, in order. Throws graphfuse::Error with
+/// Loads, validates and compiles rule files, in order, with the files they `include:`
+/// (each file once, before the including file's rules). Throws graphfuse::Error with
 /// file:line:col for malformed YAML, unknown or duplicate keys, bad values, pattern
-/// and rewrite syntax or compile errors, and rule names defined twice (naming both).
+/// and rewrite syntax or compile errors, include cycles, unknown natives, uses of ops
+/// against their `ops:` schema, and rule names defined twice (naming both).
 RuleSet load_rule_files(const std::vector<std::string>& paths);
 
 /// The same from memory; `file` names the text in errors and in Rule::loc.

@@ -1,0 +1,393 @@
+// Constraint and rewrite expressions: builtins over attributes, value types and constants.
+#include "match/eval.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "match/attr_compare.h"
+
+namespace graphfuse::match {
+
+namespace {
+
+// A constant's elements, read once: exact integers for integer and bool tensors (shape
+// tensors must survive int64), doubles for floating types.
+struct ConstData {
+  bool is_int = false;
+  std::vector<std::int64_t> ints;
+  std::vector<double> floats;
+  std::vector<std::int64_t> shape;
+  std::size_t size() const { return is_int ? ints.size() : floats.size(); }
+};
+
+bool is_int_type(DType t) {
+  switch (t) {
+    case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64:
+    case DType::Bool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class T>
+T load(const Tensor& t, std::int64_t k) {
+  T v;
+  std::memcpy(&v, t.data->data() + static_cast<std::size_t>(k) * sizeof(T), sizeof(T));
+  return v;
+}
+
+double half_to_double(std::uint16_t h) {
+  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 0) return sign * std::ldexp(mant, -24);
+  if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
+  return sign * std::ldexp(mant + 1024, exp - 25);
+}
+
+std::optional<std::int64_t> int_element(const Tensor& t, std::int64_t k) {
+  switch (t.dtype) {
+    case DType::Int8: return load<std::int8_t>(t, k);
+    case DType::Int16: return load<std::int16_t>(t, k);
+    case DType::Int32: return load<std::int32_t>(t, k);
+    case DType::Int64: return load<std::int64_t>(t, k);
+    case DType::UInt8: case DType::Bool: return load<std::uint8_t>(t, k);
+    case DType::UInt16: return load<std::uint16_t>(t, k);
+    case DType::UInt32: return load<std::uint32_t>(t, k);
+    case DType::UInt64: return static_cast<std::int64_t>(load<std::uint64_t>(t, k));
+    default: return std::nullopt;
+  }
+}
+
+std::optional<ConstData> const_data(const Graph& g, ValueRef v) {
+  if (!is_constant(g, v) || v.port != 0) return std::nullopt;
+  const Attributes& a = g.node(v.node).attrs;
+  ConstData out;
+  if (const Tensor* t = a.get_if<Tensor>("value")) {
+    if (!t->has_data() || t->data->size() < static_cast<std::size_t>(t->num_elements()) * dtype_size(t->dtype))
+      return std::nullopt;
+    out.shape = t->shape;
+    out.is_int = is_int_type(t->dtype);
+    for (std::int64_t k = 0; k < t->num_elements(); ++k) {
+      if (out.is_int) {
+        out.ints.push_back(*int_element(*t, k));
+      } else {
+        auto d = tensor_element(*t, k);
+        if (!d) return std::nullopt;
+        out.floats.push_back(*d);
+      }
+    }
+    return out;
+  }
+  // ONNX Constant's scalar and list forms.
+  if (const float* f = a.get_if<float>("value_float")) return ConstData{false, {}, {*f}, {}};
+  if (const std::int64_t* i = a.get_if<std::int64_t>("value_int")) return ConstData{true, {*i}, {}, {}};
+  if (const auto* fs = a.get_if<std::vector<float>>("value_floats"))
+    return ConstData{false, {}, std::vector<double>(fs->begin(), fs->end()), {static_cast<std::int64_t>(fs->size())}};
+  if (const auto* is = a.get_if<std::vector<std::int64_t>>("value_ints"))
+    return ConstData{true, *is, {}, {static_cast<std::int64_t>(is->size())}};
+  return std::nullopt;
+}
+
+bool close(double actual, double written) {
+  if (std::isnan(actual) || std::isnan(written)) return false;
+  if (actual == written) return true;  // infinities
+  return std::fabs(actual - written) <= kConstRtol * std::fabs(written) + kConstAtol;
+}
+
+std::optional<std::vector<std::int64_t>> as_ints(const std::optional<AttrValue>& v) {
+  if (!v) return std::nullopt;
+  if (auto* l = std::get_if<std::vector<std::int64_t>>(&*v)) return *l;
+  return std::nullopt;
+}
+
+// Combines evaluated list items into one homogeneous attribute list.
+std::optional<AttrValue> make_list(const std::vector<AttrValue>& items) {
+  bool ints = true, nums = true, strs = true, bools = true;
+  for (const AttrValue& v : items) {
+    bool i = std::holds_alternative<std::int64_t>(v);
+    ints &= i;
+    nums &= i || std::holds_alternative<float>(v);
+    strs &= std::holds_alternative<std::string>(v);
+    bools &= std::holds_alternative<bool>(v);
+  }
+  if (items.empty() || ints) {
+    std::vector<std::int64_t> out;
+    for (const AttrValue& v : items) out.push_back(std::get<std::int64_t>(v));
+    return out;
+  }
+  if (nums) {
+    std::vector<float> out;
+    for (const AttrValue& v : items)
+      out.push_back(std::holds_alternative<float>(v) ? std::get<float>(v) : static_cast<float>(std::get<std::int64_t>(v)));
+    return out;
+  }
+  if (strs) {
+    std::vector<std::string> out;
+    for (const AttrValue& v : items) out.push_back(std::get<std::string>(v));
+    return out;
+  }
+  if (bools) {
+    std::vector<bool> out;
+    for (const AttrValue& v : items) out.push_back(std::get<bool>(v));
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::size_t list_size(const AttrValue& v) {
+  return std::visit(
+      [](const auto& x) -> std::size_t {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::string>) return x.size();
+        else if constexpr (requires { x.size(); }) return x.size();
+        else return 0;
+      },
+      v);
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Graph& g, const Embedding& e, const MatchProgram& p) : g_(g), e_(e), p_(p) {}
+
+  ValueRef value(const Term& t) const {
+    if (t.of_node) return ValueRef{e_.nodes[t.reg], t.port};
+    return e_.values[t.reg];
+  }
+
+  std::optional<AttrValue> eval(const Term& t) const {
+    switch (t.kind) {
+      case Term::Kind::Literal: return t.literal;
+      case Term::Kind::Attr: {
+        const AttrValue* a = g_.node(e_.nodes[t.reg]).attrs.find(t.key);
+        if (!a) return std::nullopt;
+        return *a;
+      }
+      case Term::Kind::OpType: return std::string(g_.node(e_.nodes[t.reg]).op.name());
+      case Term::Kind::Value:
+      case Term::Kind::Variadic: return std::nullopt;  // only meaningful as function arguments
+      case Term::Kind::List: {
+        std::vector<AttrValue> items;
+        for (const Term& a : t.args) {
+          auto v = eval(a);
+          if (!v) return std::nullopt;
+          items.push_back(std::move(*v));
+        }
+        return make_list(items);
+      }
+      case Term::Kind::Func: return call(t);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<AttrValue> call(const Term& t) const {
+    const std::vector<Term>& a = t.args;
+    switch (t.fn) {
+      case Fn::Const: return is_constant(g_, value(a[0]));
+      case Fn::Has: return g_.node(e_.nodes[a[0].reg]).attrs.has(a[0].key);
+      case Fn::Absent: return !g_.node(e_.nodes[a[0].reg]).attrs.has(a[0].key);
+      case Fn::Rank: {
+        ValueType vt = known_type(g_, value(a[0]));
+        if (!vt.shape_known) return std::nullopt;
+        return static_cast<std::int64_t>(vt.shape.size());
+      }
+      case Fn::DType: {
+        ValueType vt = known_type(g_, value(a[0]));
+        if (vt.dtype == DType::Undefined) return std::nullopt;
+        return std::string(dtype_name(vt.dtype));
+      }
+      case Fn::Shape: {
+        ValueType vt = known_type(g_, value(a[0]));
+        if (!vt.shape_known) return std::nullopt;
+        return vt.shape;
+      }
+      case Fn::Dim: {
+        ValueType vt = known_type(g_, value(a[0]));
+        auto k = eval(a[1]);
+        auto* i = k ? std::get_if<std::int64_t>(&*k) : nullptr;
+        if (!vt.shape_known || !i) return std::nullopt;
+        std::int64_t r = static_cast<std::int64_t>(vt.shape.size()), idx = *i < 0 ? *i + r : *i;
+        if (idx < 0 || idx >= r || vt.shape[static_cast<std::size_t>(idx)] < 0) return std::nullopt;
+        return vt.shape[static_cast<std::size_t>(idx)];
+      }
+      case Fn::Value: {
+        auto c = const_data(g_, value(a[0]));
+        if (!c || c->size() != 1) return std::nullopt;
+        if (c->is_int) return c->ints[0];
+        return static_cast<float>(c->floats[0]);
+      }
+      case Fn::Values: {
+        auto c = const_data(g_, value(a[0]));
+        if (!c) return std::nullopt;
+        if (c->is_int) return c->ints;
+        return std::vector<float>(c->floats.begin(), c->floats.end());
+      }
+      case Fn::Len: {
+        if (a[0].kind == Term::Kind::Variadic)
+          return static_cast<std::int64_t>(variadic_values(g_, e_, p_, a[0].reg).size());
+        auto v = eval(a[0]);
+        if (!v) return std::nullopt;
+        return static_cast<std::int64_t>(list_size(*v));
+      }
+      case Fn::Compose: {
+        auto p = as_ints(eval(a[0])), q = as_ints(eval(a[1]));
+        if (!p || !q) return std::nullopt;
+        std::vector<std::int64_t> r;
+        for (std::int64_t i : *q) {
+          if (i < 0 || i >= static_cast<std::int64_t>(p->size())) return std::nullopt;
+          r.push_back((*p)[static_cast<std::size_t>(i)]);
+        }
+        return r;
+      }
+      case Fn::Range: {
+        auto n = eval(a[0]);
+        auto* i = n ? std::get_if<std::int64_t>(&*n) : nullptr;
+        if (!i || *i < 0 || *i > (1 << 20)) return std::nullopt;
+        std::vector<std::int64_t> r;
+        for (std::int64_t k = 0; k < *i; ++k) r.push_back(k);
+        return r;
+      }
+      case Fn::Contains: {
+        auto l = eval(a[0]), x = eval(a[1]);
+        if (!l || !x) return std::nullopt;
+        return attr_compare(*x, Cmp::In, *l);
+      }
+      case Fn::Uses: {
+        if (a[0].kind == Term::Kind::Value && a[0].of_node && a[0].port == 0)
+          return static_cast<std::int64_t>(g_.use_count(e_.nodes[a[0].reg]));
+        return static_cast<std::int64_t>(g_.use_count(value(a[0])));
+      }
+      case Fn::AsTensor: {
+        // Numbers -> a constant tensor (int64 or float32; lists 1-D, scalars 0-D), for
+        // rewrites that create Const inputs from computed values.
+        auto v = eval(a[0]);
+        if (!v) return std::nullopt;
+        if (auto* i = std::get_if<std::int64_t>(&*v)) return Tensor::from_ints({}, {*i});
+        if (auto* f = std::get_if<float>(&*v)) return Tensor::from_floats({}, {*f});
+        if (auto* is = std::get_if<std::vector<std::int64_t>>(&*v))
+          return Tensor::from_ints({static_cast<std::int64_t>(is->size())}, *is);
+        if (auto* fs = std::get_if<std::vector<float>>(&*v))
+          return Tensor::from_floats({static_cast<std::int64_t>(fs->size())}, *fs);
+        return std::nullopt;
+      }
+      case Fn::Native: return native(t);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<AttrValue> native(const Term& t) const {
+    std::vector<NativeArg> args;
+    for (const Term& a : t.args) {
+      NativeArg n;
+      if (a.kind == Term::Kind::Value) {
+        n.value = value(a);
+        if (a.of_node) n.node = e_.nodes[a.reg];
+      } else if (a.kind == Term::Kind::Variadic) {
+        n.values = variadic_values(g_, e_, p_, a.reg);
+      } else {
+        n.literal = eval(a);
+        if (!n.literal) return std::nullopt;
+      }
+      args.push_back(std::move(n));
+    }
+    return (*t.native)(g_, args);
+  }
+
+  const Graph& g_;
+  const Embedding& e_;
+  const MatchProgram& p_;
+};
+
+}  // namespace
+
+std::optional<double> tensor_element(const Tensor& t, std::int64_t k) {
+  if (!t.has_data() || k < 0 || k >= t.num_elements()) return std::nullopt;
+  if (t.data->size() < static_cast<std::size_t>(k + 1) * dtype_size(t.dtype)) return std::nullopt;
+  switch (t.dtype) {
+    case DType::Float32: return static_cast<double>(load<float>(t, k));
+    case DType::Float64: return load<double>(t, k);
+    case DType::Float16: return half_to_double(load<std::uint16_t>(t, k));
+    case DType::BFloat16: {
+      std::uint32_t bits = static_cast<std::uint32_t>(load<std::uint16_t>(t, k)) << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return static_cast<double>(f);
+    }
+    default: {
+      auto i = int_element(t, k);
+      if (!i) return std::nullopt;
+      return static_cast<double>(*i);
+    }
+  }
+}
+
+ValueType known_type(const Graph& g, ValueRef v) {
+  if (!v.valid() || !g.alive(v.node)) return {};
+  const Node& n = g.node(v.node);
+  ValueType vt = v.port < n.outputs.size() ? n.outputs[v.port].type : ValueType{};
+  if (vt.shape_known && vt.dtype != DType::Undefined) return vt;
+  if (!is_constant(g, v) || v.port != 0) return vt;
+  if (const Tensor* t = n.attrs.get_if<Tensor>("value")) {
+    if (vt.dtype == DType::Undefined) vt.dtype = t->dtype;
+    if (!vt.shape_known) {
+      vt.shape = t->shape;
+      vt.shape_known = true;
+    }
+  } else if (const auto* s = n.attrs.get_if<std::vector<std::int64_t>>("shape"); s && !vt.shape_known) {
+    vt.shape = *s;  // a TF-style Const that carries only its shape
+    vt.shape_known = true;
+  }
+  return vt;
+}
+
+std::vector<ValueRef> variadic_values(const Graph& g, const Embedding& e, const MatchProgram& p,
+                                      std::uint32_t i) {
+  const Variadic& v = p.variadics[i];
+  const auto& ins = g.node(e.nodes[v.node]).inputs;
+  if (v.start >= ins.size()) return {};
+  return std::vector<ValueRef>(ins.begin() + v.start, ins.end());
+}
+
+bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c) {
+  auto d = const_data(g, v);
+  if (!d || d->size() == 0) return false;
+  if (c.has_tensor) {
+    if (d->shape != c.tensor.shape || static_cast<std::int64_t>(d->size()) != c.tensor.num_elements()) return false;
+    for (std::size_t k = 0; k < d->size(); ++k) {
+      auto w = tensor_element(c.tensor, static_cast<std::int64_t>(k));
+      if (!w) return false;
+      if (d->is_int ? static_cast<double>(d->ints[k]) != *w : !close(d->floats[k], *w)) return false;
+    }
+    return true;
+  }
+  for (std::size_t k = 0; k < d->size(); ++k)
+    if (d->is_int ? static_cast<double>(d->ints[k]) != c.value : !close(d->floats[k], c.value)) return false;
+  return true;
+}
+
+std::optional<AttrValue> eval_term(const Term& t, const Graph& g, const Embedding& e, const MatchProgram& p) {
+  return Evaluator(g, e, p).eval(t);
+}
+
+bool eval_check(const ExprCheck& c, const Graph& g, const Embedding& e, const MatchProgram& p) {
+  Evaluator ev(g, e, p);
+  auto l = ev.eval(c.lhs);
+  if (!l) return false;
+  switch (c.mode) {
+    case ExprCheck::Mode::Defined: return true;
+    case ExprCheck::Mode::Predicate: {
+      const bool* b = std::get_if<bool>(&*l);
+      return b && (*b != c.negated);
+    }
+    case ExprCheck::Mode::Compare: {
+      auto r = ev.eval(c.rhs);
+      if (!r) return false;
+      return attr_compare(*l, c.cmp, *r) != c.negated;
+    }
+  }
+  return false;
+}
+
+}  // namespace graphfuse::match
