@@ -198,4 +198,30 @@ TEST(Fold, VerifyGraphsSharesConstantsById) {
   EXPECT_FALSE(all_pass(gk::verify_rewrite(before, after, opt)));
 }
 
+// TF's FusedBatchNorm at inference, hand-computed: y = (x - mean) / sqrt(var + eps) * scale + offset
+// per channel (last dim in NHWC, dim 1 in NCHW); the extra outputs echo mean and variance.
+TEST(Fold, TfFusedBatchNormReference) {
+  Attributes a;
+  a.set("epsilon", 0.0f);
+  auto y = gk::run_op(gk::KernelSet::Reference, "FusedBatchNormV3",
+                      {T({1, 1, 2, 2}, {1, 2, 3, 4}), T({2}, {1, 2}), T({2}, {0, 1}), T({2}, {1, 0}), T({2}, {4, 1})},
+                      a, 3);
+  ASSERT_EQ(y.size(), 3u);
+  // channel 0: (x - 1) / 2 * 1 + 0; channel 1: (x - 0) / 1 * 2 + 1
+  EXPECT_FLOAT_EQ(y[0].as<float>()[0], 0.0f);
+  EXPECT_FLOAT_EQ(y[0].as<float>()[1], 5.0f);
+  EXPECT_FLOAT_EQ(y[0].as<float>()[2], 1.0f);
+  EXPECT_FLOAT_EQ(y[0].as<float>()[3], 9.0f);
+  EXPECT_FLOAT_EQ(y[1].as<float>()[0], 1.0f);  // the mean
+  a.set("data_format", std::string("NCHW"));
+  auto z = gk::run_op(gk::KernelSet::Reference, "FusedBatchNorm",
+                      {T({1, 2, 1, 2}, {1, 3, 2, 4}), T({2}, {1, 2}), T({2}, {0, 1}), T({2}, {1, 0}), T({2}, {4, 1})}, a);
+  EXPECT_FLOAT_EQ(z[0].as<float>()[1], 1.0f);
+  EXPECT_FLOAT_EQ(z[0].as<float>()[3], 9.0f);
+  a.set("is_training", true);
+  EXPECT_THROW(gk::run_op(gk::KernelSet::Reference, "FusedBatchNorm",
+                          {T({1, 1, 1, 2}, {1, 2}), T({2}, {1, 1}), T({2}, {0, 0}), T({2}, {0, 0}), T({2}, {1, 1})}, a),
+               graphfuse::Error);
+}
+
 }  // namespace
