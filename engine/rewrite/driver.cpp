@@ -124,7 +124,10 @@ class Driver {
   }
   RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
   RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
+  RewriteReport stop_at_max_rounds(const std::vector<match::Found>& next);
   std::set<std::uint32_t> fired_since(int round) const;
+  /// Applies one match unless it conflicts or is stale; true when applied.
+  bool apply_match(const match::Found& f, int round);
 
   Graph& g_;
   const RuleSet& rules_;
@@ -139,6 +142,11 @@ class Driver {
   std::vector<NodeInfo> info_;
   std::vector<char> is_output_;          // node has a graph output (legality reads it)
   std::vector<std::set<std::uint32_t>> fired_;  // per round (index 0 unused): rules applied
+  std::optional<Worklist> work_;
+  StateDelta state_;
+  bool tracking_ = false;  // state_ follows the graph (see kTrackStatesAfter)
+  std::unordered_map<NodeId, std::pair<std::uint32_t, NodeId>> claimer_;  // for hooks
+  std::vector<NodeId> created_, changed_;  // scratch
 };
 
 void Driver::select_rules() {
@@ -262,32 +270,116 @@ RewriteReport Driver::stop(StopKind kind, const std::string& why, const std::set
   return std::move(rep_);
 }
 
+RewriteReport Driver::stop_at_max_rounds(const std::vector<match::Found>& next) {
+  // Name both sides of an oscillation: what fired last and what would fire next.
+  std::set<std::uint32_t> firing = fired_.back();
+  for (const match::Found& f : next) firing.insert(f.rule);
+  std::string why = "no fixed point after " + std::to_string(opt_.max_rounds) + " rounds";
+  // Say so when the graph grew round after round: the rules build without end.
+  std::size_t grew = 0;
+  for (std::size_t i = rep_.per_round.size() - 1; i-- > 0; ++grew) {
+    std::size_t before = i > 0 ? rep_.per_round[i - 1].nodes : rep_.nodes_before;
+    if (rep_.per_round[i].nodes <= before) break;
+  }
+  if (grew >= 3)
+    why += " (the graph grew in each of the last " + std::to_string(grew) + " rounds, to " +
+           std::to_string(g_.size()) + " nodes)";
+  return stop(StopKind::MaxRounds, why, firing);
+}
+
+bool Driver::apply_match(const match::Found& f, int round) {
+  const auto& nodes = f.emb.nodes;
+  Event ev{round, f.rule, f.root, &f.emb};
+  auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return info_[n].claimed == round; });
+  if (shared != nodes.end()) {
+    ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
+    if (hooks_) {
+      ev.outcome = Event::Outcome::Conflict;
+      ev.shared = *shared;
+      std::tie(ev.winner_rule, ev.winner_root) = claimer_[*shared];
+      hooks_->on_candidate(ev);
+    }
+    return false;
+  }
+  // Legality was decided on the graph as it was when the round began; a match that
+  // reads a node changed since then waits for the next round.
+  bool stale = false;
+  for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
+    stale = info_[nodes[r]].changed == round || (r > 0 && info_[nodes[r]].uses_changed == round);
+  for (std::uint32_t v : rules_[f.rule].compiled->match.leaf_regs)
+    stale = stale || !g_.alive(f.emb.values[v].node);
+  if (stale) {
+    ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];
+    if (hooks_) {
+      ev.outcome = Event::Outcome::Stale;
+      hooks_->on_candidate(ev);
+    }
+    return false;
+  }
+  if (hooks_) hooks_->on_candidate(ev);
+  for (NodeId n : nodes) {
+    info_[n].claimed = round;
+    work_->touch(n);  // so matches that lost to this one are retried next round
+    if (hooks_) claimer_[n] = {f.rule, f.root};
+  }
+  if (tracking_) state_.before(g_, footprint(f.emb));
+  std::string line;
+  rw_.clear_changes();
+  auto t0 = opt_.rule_times ? Clock::now() : Clock::time_point{};
+  apply_rewrite(rw_, rules_[f.rule], f.emb, opt_.trace ? &line : nullptr);
+  if (opt_.rule_times) stats(f.rule).apply_ms += ms_between(t0, Clock::now());
+  grow();
+  // Graph outputs never move: legality keeps them off interior nodes and off the
+  // roots of erase-style rewrites, so is_output stays correct without a rescan.
+  created_.clear();
+  changed_.clear();
+  for (const Change& c : rw_.changes()) {
+    if (c.kind == ChangeKind::UsesChanged) {
+      info_[c.node].uses_changed = round;
+      work_->touch(c.node);
+    } else if (c.kind == ChangeKind::Created) {
+      info_[c.node].changed = round;
+      created_.push_back(c.node);
+      work_->created(c.node);
+    } else {
+      info_[c.node].changed = round;
+      changed_.push_back(c.node);
+      work_->touch(c.node);
+    }
+  }
+  if (tracking_) {
+    std::erase_if(changed_, [&](NodeId n) { return std::find(created_.begin(), created_.end(), n) != created_.end(); });
+    // A rewrite that changed something outside its footprint makes the state hash
+    // unreliable; oscillation is then left to max_rounds.
+    tracking_ = state_.after(g_, created_, changed_);
+  }
+  assign_positions(created_, nodes[0]);
+  ++stats(f.rule).applied;
+  fired_.back().insert(f.rule);
+  if (opt_.trace) rep_.trace.push_back("round " + std::to_string(round) + ": " + line);
+  return true;
+}
+
 RewriteReport Driver::run() {
   rep_.nodes_before = g_.size();
   select_rules();
   int threads = opt_.threads > 0 ? opt_.threads : tbb::info::default_concurrency();
   rep_.threads = threads;
   if (threads > 1) arena_.emplace(threads);
+  tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
   const std::size_t max_nodes = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
 
   grow();
   for (ValueRef v : g_.outputs()) is_output_[v.node] = 1;
   positions();
-
+  work_.emplace(g_, rules_, active_);
   std::optional<std::mt19937_64> rng;
   if (opt_.shuffle_seed) rng.emplace(*opt_.shuffle_seed);
-  StateDelta state;
-  bool tracking = false;
   std::unordered_map<std::uint64_t, int> seen_states;  // state delta -> round it ended
-  std::unordered_map<NodeId, std::pair<std::uint32_t, NodeId>> claimer;  // for hooks
-  std::vector<NodeId> created, changed;
 
   std::vector<NodeId> candidates = running_.empty() ? std::vector<NodeId>{} : g_.nodes();
-  Worklist work(g_, rules_, active_);
   fired_.resize(1);
   for (int round = 1;; ++round) {
-    // One round past max_rounds may only confirm the fixed point.
-    const bool confirm_only = round > opt_.max_rounds;
     if (rng) std::shuffle(candidates.begin(), candidates.end(), *rng);
     notify(round, RewriteProgress::Phase::Match, 0, candidates.size());
     auto t0 = Clock::now();
@@ -307,104 +399,26 @@ RewriteReport Driver::run() {
     // The order matches arrive in must not matter; shuffling it proves that it does not.
     if (rng) std::shuffle(mr.found.begin(), mr.found.end(), *rng);
     const std::vector<Key> keys = order(mr.found);
-    if (confirm_only) {
+    // One round past max_rounds may only confirm the fixed point.
+    if (round > opt_.max_rounds) {
       rs.apply_ms = ms_between(t1, Clock::now());
       rs.nodes = g_.size();
       rep_.per_round.push_back(rs);
       if (mr.found.empty()) break;
-      // Name both sides of an oscillation: what fired last and what would fire next.
-      std::set<std::uint32_t> firing = fired_.back();
-      for (const match::Found& f : mr.found) firing.insert(f.rule);
-      std::string why = "no fixed point after " + std::to_string(opt_.max_rounds) + " rounds";
-      // Say so when the graph grew round after round: the rules build without end.
-      std::size_t grew = 0;
-      for (std::size_t i = rep_.per_round.size() - 1; i-- > 0; ++grew) {
-        std::size_t before = i > 0 ? rep_.per_round[i - 1].nodes : rep_.nodes_before;
-        if (rep_.per_round[i].nodes <= before) break;
-      }
-      if (grew >= 3)
-        why += " (the graph grew in each of the last " + std::to_string(grew) + " rounds, to " +
-               std::to_string(g_.size()) + " nodes)";
-      return stop(StopKind::MaxRounds, why, firing);
+      return stop_at_max_rounds(mr.found);
     }
 
     notify(round, RewriteProgress::Phase::Apply, 0, keys.size());
-    work.begin(round);
+    work_->begin(round);
     fired_.emplace_back();
-    if (hooks_) claimer.clear();
+    claimer_.clear();
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size());
-      const match::Found& f = mr.found[keys[i].idx];
-      const auto& nodes = f.emb.nodes;
-      Event ev{round, f.rule, f.root, &f.emb};
-      auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return info_[n].claimed == round; });
-      if (shared != nodes.end()) {
-        ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
-        if (hooks_) {
-          ev.outcome = Event::Outcome::Conflict;
-          ev.shared = *shared;
-          std::tie(ev.winner_rule, ev.winner_root) = claimer[*shared];
-          hooks_->on_candidate(ev);
-        }
-        continue;
-      }
-      // Legality was decided on the graph as it was when the round began; a match that
-      // reads a node changed since then waits for the next round.
-      bool stale = false;
-      for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
-        stale = info_[nodes[r]].changed == round || (r > 0 && info_[nodes[r]].uses_changed == round);
-      for (std::uint32_t v : rules_[f.rule].compiled->match.leaf_regs)
-        stale = stale || !g_.alive(f.emb.values[v].node);
-      if (stale) {
-        ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];
-        if (hooks_) {
-          ev.outcome = Event::Outcome::Stale;
-          hooks_->on_candidate(ev);
-        }
-        continue;
-      }
-      if (hooks_) hooks_->on_candidate(ev);
-      for (NodeId n : nodes) {
-        info_[n].claimed = round;
-        work.touch(n);  // so matches that lost to this one are retried next round
-        if (hooks_) claimer[n] = {f.rule, f.root};
-      }
-      if (tracking) state.before(g_, footprint(f.emb));
-      std::string line;
-      rw_.clear_changes();
-      auto ta = opt_.rule_times ? Clock::now() : Clock::time_point{};
-      apply_rewrite(rw_, rules_[f.rule], f.emb, opt_.trace ? &line : nullptr);
-      if (opt_.rule_times) stats(f.rule).apply_ms += ms_between(ta, Clock::now());
-      grow();
-      // Graph outputs never move: legality keeps them off interior nodes and off the
-      // roots of erase-style rewrites, so is_output stays correct without a rescan.
-      created.clear();
-      changed.clear();
-      for (const Change& c : rw_.changes()) {
-        if (c.kind == ChangeKind::UsesChanged) {
-          info_[c.node].uses_changed = round;
-        } else {
-          info_[c.node].changed = round;
-          if (c.kind == ChangeKind::Created) created.push_back(c.node);
-          else changed.push_back(c.node);
-        }
-        if (c.kind == ChangeKind::Created) work.created(c.node);
-        else work.touch(c.node);
-      }
-      if (tracking) {
-        std::erase_if(changed, [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); });
-        // A rewrite that changed something outside its footprint makes the state hash
-        // unreliable; oscillation is then left to max_rounds.
-        tracking = state.after(g_, created, changed);
-      }
-      assign_positions(created, f.emb.nodes[0]);
-      ++stats(f.rule).applied;
+      if (!apply_match(mr.found[keys[i].idx], round)) continue;
       ++rs.applied;
-      fired_.back().insert(f.rule);
-      if (opt_.trace) rep_.trace.push_back("round " + std::to_string(round) + ": " + line);
       if (g_.size() > max_nodes) {
+        rs.nodes = g_.size();
         rep_.per_round.push_back(rs);
-        rep_.per_round.back().nodes = g_.size();
         rep_.rounds = round;
         return stop(StopKind::Growth,
                     "unbounded growth: " + std::to_string(g_.size()) + " nodes in round " + std::to_string(round) +
@@ -418,18 +432,18 @@ RewriteReport Driver::run() {
     rep_.per_round.push_back(rs);
     if (rs.applied == 0) break;
     rep_.rounds = round;
-    if (tracking) {
-      auto [it, fresh] = seen_states.emplace(state.value(), round);
+    if (tracking_) {
+      auto [it, fresh] = seen_states.emplace(state_.value(), round);
       if (!fresh)
         return stop(StopKind::Oscillation,
                     "oscillation: the graph after round " + std::to_string(round) +
                         " is the same as after round " + std::to_string(it->second),
                     fired_since(it->second + 1));
     } else if (round == kTrackStatesAfter) {
-      tracking = true;
-      seen_states.emplace(state.value(), round);
+      tracking_ = true;
+      seen_states.emplace(state_.value(), round);
     }
-    candidates = opt_.incremental ? work.finish(arena_ ? &*arena_ : nullptr) : g_.nodes();
+    candidates = opt_.incremental ? work_->finish(arena) : g_.nodes();
   }
   rep_.converged = true;
   rep_.stop = StopKind::FixedPoint;
