@@ -177,13 +177,21 @@ function matmulCases() {
   m.op('t12b', 'Transpose', ['b12'], { perm: [1, 0] });   // [4, 3]
   m.op('m12', 'MatMul', ['t12', 'b12']);
   m.op('m13', 'MatMul', ['m12', 't12b']);
+  m.scalar('c4', 4);
+  m.op('da', 'Div', ['a3', 'c4']);
+  m.op('m14', 'MatMul', ['da', 'w3c']);
+  m.op('db', 'Div', ['b2', 'c4']);
+  m.op('m15', 'MatMul', ['g', 'db']);
+  m.op('m16', 'MatMul', ['a3', 'w3c']);
+  m.op('m16d', 'Div', ['m16', 'c4']);
   m.input('g', [3, 5]);
   m.weight('gw', [5, 4]);
   m.weight('gb', [4]);
   m.op('gm', 'MatMul', ['g', 'gw']);
   m.op('gemm', 'Add', ['gb', 'gm']);
-  m.output('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10s', 'm11', 'm13', 'gemm');
-  out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 13, Gemm: 1, MatMul: 0, Transpose: 0, Mul: 0 } });
+  m.output('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10s', 'm11', 'm13', 'm14', 'm15', 'm16d', 'gemm');
+  out.push({ model: m, expect: { 'com.microsoft.FusedMatMul': 16, Gemm: 1, MatMul: 0, Transpose: 0, Mul: 0,
+                                 Div: 0, Reciprocal: 0 } });
 
   for (const scale of ['Div', 'Mul']) {
     m = new Model(`attention_${scale.toLowerCase()}`);
