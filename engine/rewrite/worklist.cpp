@@ -47,7 +47,7 @@ bool Worklist::root_op(NodeId n) const {
 std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task_arena* arena) {
   // Wide frontiers (the first rounds of a big graph) are worth the threads; a node is
   // claimed by whichever thread stamps it first, so each appears once.
-  constexpr std::size_t kParallelFrom = 16384;
+  constexpr std::size_t kParallelFrom = 4096;
   std::vector<NodeId> next;
   if (arena == nullptr || arena->max_concurrency() <= 1 || level.size() < kParallelFrom) {
     for (NodeId n : level) {
@@ -77,6 +77,14 @@ std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task
 }
 
 std::vector<NodeId> Worklist::finish(tbb::task_arena* arena) {
+  // After a round that changed a large part of the graph (the first round of a big
+  // model), walking every neighbourhood costs more than one linear pass over all nodes,
+  // and matching everything gives the same result.
+  if (seeds_.size() + fresh_.size() > g_.size() / 8) {
+    seeds_.clear();
+    fresh_.clear();
+    return g_.nodes();
+  }
   stamp_.resize(std::max<std::size_t>(stamp_.size(), g_.capacity()), 0);
   std::vector<NodeId> out, level;
   for (NodeId n : seeds_) {
