@@ -77,10 +77,10 @@ std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task
 }
 
 std::vector<NodeId> Worklist::finish(tbb::task_arena* arena) {
-  // After a round that changed a large part of the graph (the first round of a big
+  // After a round that changed a large part of a big graph (the first round of a big
   // model), walking every neighbourhood costs more than one linear pass over all nodes,
   // and matching everything gives the same result.
-  if (seeds_.size() + fresh_.size() > g_.size() / 8) {
+  if (seeds_.size() + fresh_.size() > std::max<std::size_t>(g_.size() / 8, 16384)) {
     seeds_.clear();
     fresh_.clear();
     return g_.nodes();

@@ -29,7 +29,8 @@ class Worklist {
   void created(NodeId n);
   /// The candidates for the next round, in no particular order (matches are ordered
   /// before they are applied). With `arena`, wide frontiers are expanded in parallel.
-  /// When the round touched more than an eighth of the graph: every node.
+  /// When the round touched more than an eighth of the graph (and over 16384 nodes):
+  /// every node.
   std::vector<NodeId> finish(tbb::task_arena* arena);
 
  private:
