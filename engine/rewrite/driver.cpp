@@ -45,14 +45,15 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 // in a round or three, and hashing what every rewrite touches is not free.
 constexpr int kTrackStatesAfter = 3;
 
-/// Per-node bookkeeping kept across rounds, one record per NodeId so that the apply
-/// loop touches one cache line per node, grown as nodes are created.
-struct NodeInfo {
-  double pos = 0.0;      // a topological position (see positions())
-  int claimed = 0;       // round in which a selected match used the node
-  int changed = 0;       // round in which its op/inputs changed or it went
-  int uses_changed = 0;  // round in which it gained or lost consumers
+/// What happened to a node in the current round, packed with the round number into one
+/// word per node (4 bytes a node matter at 10^7 nodes): a mark counts only while its
+/// round is the current one, so nothing is ever cleared.
+enum Mark : std::uint32_t {
+  kClaimed = 1,      // a selected match used the node
+  kChanged = 2,      // its op or inputs changed, or it went
+  kUsesChanged = 4,  // it gained or lost consumers
 };
+constexpr int kMarkBits = 3;
 
 /// A legal match's place in the application order: benefit (higher first), rule
 /// order, root's position, root. (rule, root) is unique, so the order is total and
@@ -109,6 +110,16 @@ class Driver {
  private:
   void select_rules();
   void positions();
+  double pos(NodeId n) const { return !id_order_ ? pos_[n] : n < base_ ? static_cast<double>(n) : pos_[n - base_]; }
+  void set_pos(NodeId n, double p) { pos_[id_order_ ? n - base_ : n] = p; }
+  bool marked(NodeId n, int round, Mark m) const {
+    return static_cast<int>(marks_[n] >> kMarkBits) == round && (marks_[n] & m) != 0;
+  }
+  void mark(NodeId n, int round, Mark m) {
+    auto r = static_cast<std::uint32_t>(round) << kMarkBits;
+    if ((marks_[n] & ~7u) != r) marks_[n] = r;
+    marks_[n] |= m;
+  }
   match::MatchResults match_round(std::span<const NodeId> candidates);
   std::vector<Key> order(const std::vector<match::Found>& found);
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
@@ -117,10 +128,11 @@ class Driver {
     if (opt_.progress) opt_.progress(RewriteProgress{round, phase, done, total, g_.size()});
   }
   void grow() {
-    if (info_.size() < g_.capacity()) {
-      info_.resize(g_.capacity());
-      is_output_.resize(g_.capacity(), 0);
-    }
+    const NodeId cap = g_.capacity();
+    if (marks_.size() >= cap) return;
+    marks_.resize(cap, 0);
+    is_output_.resize(cap, 0);
+    pos_.resize(id_order_ ? cap - base_ : cap, 0.0);
   }
   RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
   RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
@@ -139,7 +151,10 @@ class Driver {
   std::vector<std::uint32_t> running_;   // active rule indices, in rule order
   std::vector<int> stat_of_;             // rule index -> index in rep_.rules
   std::optional<tbb::task_arena> arena_;
-  std::vector<NodeInfo> info_;
+  std::vector<std::uint32_t> marks_;   // per node: round << kMarkBits | Marks
+  bool id_order_ = false;              // NodeIds below base_ are their own positions
+  NodeId base_ = 0;
+  std::vector<double> pos_;            // positions: of every node, or (id_order_) of nodes >= base_
   std::vector<char> is_output_;          // node has a graph output (legality reads it)
   std::vector<std::set<std::uint32_t>> fired_;  // per round (index 0 unused): rules applied
   std::optional<Worklist> work_;
@@ -171,12 +186,14 @@ void Driver::select_rules() {
 }
 
 void Driver::positions() {
+  base_ = g_.capacity();
   if (ids_are_topological(g_, arena_ ? &*arena_ : nullptr)) {
-    for (NodeId n = 0; n < g_.capacity(); ++n) info_[n].pos = static_cast<double>(n);
+    id_order_ = true;  // no array for the input's nodes
     return;
   }
+  pos_.assign(base_, 0.0);
   std::vector<NodeId> order = g_.topological_order();  // also rejects cyclic input
-  for (std::size_t i = 0; i < order.size(); ++i) info_[order[i]].pos = static_cast<double>(i);
+  for (std::size_t i = 0; i < order.size(); ++i) pos_[order[i]] = static_cast<double>(i);
 }
 
 match::MatchResults Driver::match_round(std::span<const NodeId> candidates) {
@@ -214,7 +231,7 @@ std::vector<Key> Driver::order(const std::vector<match::Found>& found) {
   std::vector<Key> keys(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
     const match::Found& f = found[i];
-    keys[i] = Key{rules_[f.rule].benefit, f.rule, info_[f.root].pos, f.root, static_cast<std::uint32_t>(i)};
+    keys[i] = Key{rules_[f.rule].benefit, f.rule, pos(f.root), f.root, static_cast<std::uint32_t>(i)};
   }
   if (arena_ && keys.size() > 65536) arena_->execute([&] { tbb::parallel_sort(keys.begin(), keys.end()); });
   else std::sort(keys.begin(), keys.end());
@@ -230,11 +247,11 @@ void Driver::assign_positions(const std::vector<NodeId>& created, NodeId root) {
   double lo = -1.0;
   for (NodeId n : created)
     for (ValueRef v : g_.node(n).inputs)
-      if (v.valid() && !fresh(v.node)) lo = std::max(lo, info_[v.node].pos);
-  double hi = info_[root].pos;
+      if (v.valid() && !fresh(v.node)) lo = std::max(lo, pos(v.node));
+  double hi = pos(root);
   double k = static_cast<double>(created.size()) + 1.0;
   for (std::size_t i = 0; i < created.size(); ++i)
-    info_[created[i]].pos = lo + (hi - lo) * (static_cast<double>(i) + 1.0) / k;
+    set_pos(created[i], lo + (hi - lo) * (static_cast<double>(i) + 1.0) / k);
 }
 
 // A superset of the nodes a rewrite of `e` can change or remove: the matched nodes,
@@ -290,7 +307,7 @@ RewriteReport Driver::stop_at_max_rounds(const std::vector<match::Found>& next) 
 bool Driver::apply_match(const match::Found& f, int round) {
   const auto& nodes = f.emb.nodes;
   Event ev{round, f.rule, f.root, &f.emb};
-  auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return info_[n].claimed == round; });
+  auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return marked(n, round, kClaimed); });
   if (shared != nodes.end()) {
     ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
     if (hooks_) {
@@ -305,7 +322,7 @@ bool Driver::apply_match(const match::Found& f, int round) {
   // reads a node changed since then waits for the next round.
   bool stale = false;
   for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
-    stale = info_[nodes[r]].changed == round || (r > 0 && info_[nodes[r]].uses_changed == round);
+    stale = marked(nodes[r], round, kChanged) || (r > 0 && marked(nodes[r], round, kUsesChanged));
   for (std::uint32_t v : rules_[f.rule].compiled->match.leaf_regs)
     stale = stale || !g_.alive(f.emb.values[v].node);
   if (stale) {
@@ -318,7 +335,7 @@ bool Driver::apply_match(const match::Found& f, int round) {
   }
   if (hooks_) hooks_->on_candidate(ev);
   for (NodeId n : nodes) {
-    info_[n].claimed = round;
+    mark(n, round, kClaimed);
     work_->touch(n);  // so matches that lost to this one are retried next round
     if (hooks_) claimer_[n] = {f.rule, f.root};
   }
@@ -335,14 +352,14 @@ bool Driver::apply_match(const match::Found& f, int round) {
   changed_.clear();
   for (const Change& c : rw_.changes()) {
     if (c.kind == ChangeKind::UsesChanged) {
-      info_[c.node].uses_changed = round;
+      mark(c.node, round, kUsesChanged);
       work_->touch(c.node);
     } else if (c.kind == ChangeKind::Created) {
-      info_[c.node].changed = round;
+      mark(c.node, round, kChanged);
       created_.push_back(c.node);
       work_->created(c.node);
     } else {
-      info_[c.node].changed = round;
+      mark(c.node, round, kChanged);
       changed_.push_back(c.node);
       work_->touch(c.node);
     }
@@ -369,17 +386,23 @@ RewriteReport Driver::run() {
   tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
   const std::size_t max_nodes = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
 
+  positions();
   grow();
   for (ValueRef v : g_.outputs()) is_output_[v.node] = 1;
-  positions();
   work_.emplace(g_, rules_, active_);
   std::optional<std::mt19937_64> rng;
   if (opt_.shuffle_seed) rng.emplace(*opt_.shuffle_seed);
   std::unordered_map<std::uint64_t, int> seen_states;  // state delta -> round it ended
 
-  std::vector<NodeId> candidates = running_.empty() ? std::vector<NodeId>{} : g_.nodes();
+  // Every node, kept for rounds that match everything again: removed nodes stay in it
+  // (the matcher skips them) and created ones are appended.
+  std::vector<NodeId> all = running_.empty() ? std::vector<NodeId>{} : g_.nodes();
+  NodeId all_to = g_.capacity();
+  std::vector<NodeId> near;  // a worklist round's candidates
+  std::vector<NodeId>* cands = &all;
   fired_.resize(1);
   for (int round = 1;; ++round) {
+    std::vector<NodeId>& candidates = *cands;
     if (rng) std::shuffle(candidates.begin(), candidates.end(), *rng);
     notify(round, RewriteProgress::Phase::Match, 0, candidates.size());
     auto t0 = Clock::now();
@@ -443,7 +466,13 @@ RewriteReport Driver::run() {
       tracking_ = true;
       seen_states.emplace(state_.value(), round);
     }
-    candidates = opt_.incremental ? work_->finish(arena) : g_.nodes();
+    if (opt_.incremental && work_->finish(arena, near)) {
+      cands = &near;
+    } else {
+      for (; all_to < g_.capacity(); ++all_to)
+        if (g_.alive(all_to)) all.push_back(all_to);
+      cands = &all;
+    }
   }
   rep_.converged = true;
   rep_.stop = StopKind::FixedPoint;

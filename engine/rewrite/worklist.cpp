@@ -76,17 +76,18 @@ std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task
   return next;
 }
 
-std::vector<NodeId> Worklist::finish(tbb::task_arena* arena) {
+bool Worklist::finish(tbb::task_arena* arena, std::vector<NodeId>& out) {
   // After a round that changed a large part of a big graph (the first round of a big
   // model), walking every neighbourhood costs more than one linear pass over all nodes,
   // and matching everything gives the same result.
   if (seeds_.size() + fresh_.size() > std::max<std::size_t>(g_.size() / 8, 16384)) {
     seeds_.clear();
     fresh_.clear();
-    return g_.nodes();
+    return false;
   }
   stamp_.resize(std::max<std::size_t>(stamp_.size(), g_.capacity()), 0);
-  std::vector<NodeId> out, level;
+  out.clear();
+  std::vector<NodeId> level;
   for (NodeId n : seeds_) {
     if (!g_.alive(n)) continue;
     level.push_back(n);
@@ -101,7 +102,7 @@ std::vector<NodeId> Worklist::finish(tbb::task_arena* arena) {
   }
   seeds_.clear();
   fresh_.clear();
-  return out;
+  return true;
 }
 
 }  // namespace graphfuse::rewrite

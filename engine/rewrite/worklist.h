@@ -27,11 +27,12 @@ class Worklist {
   /// A node the round created. Matched again itself; what lies downstream of it lies
   /// downstream of the root it feeds, which is touched.
   void created(NodeId n);
-  /// The candidates for the next round, in no particular order (matches are ordered
-  /// before they are applied). With `arena`, wide frontiers are expanded in parallel.
-  /// When the round touched more than an eighth of the graph (and over 16384 nodes):
-  /// every node.
-  std::vector<NodeId> finish(tbb::task_arena* arena);
+  /// Puts the candidates for the next round in `out`, in no particular order (matches
+  /// are ordered before they are applied); with `arena`, wide frontiers are expanded in
+  /// parallel. Returns false instead, leaving `out` alone, when the round touched more
+  /// than an eighth of the graph (and over 16384 nodes): the next round should match
+  /// every node, which then costs less than walking the neighbourhoods.
+  bool finish(tbb::task_arena* arena, std::vector<NodeId>& out);
 
  private:
   bool root_op(NodeId n) const;
