@@ -319,11 +319,14 @@ bool Driver::apply_match(const match::Found& f, int round) {
     return false;
   }
   // Legality was decided on the graph as it was when the round began; a match that
-  // reads a node changed since then waits for the next round.
+  // reads a node changed since then waits for the next round. Roots may have any
+  // consumers, so new or lost uses of a root do not matter.
+  const match::MatchProgram& prog = rules_[f.rule].compiled->match;
   bool stale = false;
   for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
-    stale = marked(nodes[r], round, kChanged) || (r > 0 && marked(nodes[r], round, kUsesChanged));
-  for (std::uint32_t v : rules_[f.rule].compiled->match.leaf_regs)
+    stale = marked(nodes[r], round, kChanged) ||
+            (marked(nodes[r], round, kUsesChanged) && std::find(prog.roots.begin(), prog.roots.end(), r) == prog.roots.end());
+  for (std::uint32_t v : prog.leaf_regs)
     stale = stale || !g_.alive(f.emb.values[v].node);
   if (stale) {
     ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];

@@ -104,12 +104,13 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
     std::string n = r < p.node_names.size() ? p.node_names[r] : "";
     return n.empty() ? std::string("the pattern's node ") + std::to_string(r) : "pattern node `" + n + "`";
   };
+  auto is_root = [&](std::size_t r) { return std::find(p.roots.begin(), p.roots.end(), r) != p.roots.end(); };
   std::string out;
   switch (why) {
     case RejectReason::ExternalUse:
-      for (std::size_t r = 1; r < e.nodes.size(); ++r) {
+      for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
-        if (g.use_count(n) == p.internal_uses[r]) continue;
+        if (is_root(r) || g.use_count(n) == p.internal_uses[r]) continue;
         out += "  " + node_desc(g, n) + ", matched as " + name_of(r) + ", has " + std::to_string(g.use_count(n)) +
                " uses; the match accounts for " + std::to_string(p.internal_uses[r]);
         std::string outside;
@@ -120,10 +121,10 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
         if (!outside.empty()) out += "; also read by " + outside;
         return out + "\n";
       }
-      return "  the root's other outputs are used, so it cannot be removed\n";
+      return "  a root that is replaced by other values has uses of outputs the pattern does not name\n";
     case RejectReason::GraphOutput:
-      for (std::size_t r = 1; r < e.nodes.size(); ++r)
-        if (is_output[e.nodes[r]]) return "  " + node_desc(g, e.nodes[r]) + ", matched as " + name_of(r) + ", is a graph output\n";
+      for (std::size_t r = 0; r < e.nodes.size(); ++r)
+        if (!is_root(r) && is_output[e.nodes[r]]) return "  " + node_desc(g, e.nodes[r]) + ", matched as " + name_of(r) + ", is a graph output\n";
       break;
     case RejectReason::LeafOverlap:
       return "  a leaf of the pattern is produced inside the match\n";
@@ -133,7 +134,10 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
           return "  the rewrite reads attribute " + key + " of " + node_desc(g, e.nodes[reg]) + ", which has none\n";
       break;
     case RejectReason::ErasedOutput:
-      return "  the root " + node_desc(g, e.nodes[0]) + " is a graph output; removing it would rename the output\n";
+      for (std::uint32_t r : p.roots)
+        if (is_output[e.nodes[r]])
+          return "  the root " + node_desc(g, e.nodes[r]) + " is a graph output; removing it would rename the output\n";
+      break;
     case RejectReason::Cycle:
       return "  replacing the roots would create a cycle\n";
     default:

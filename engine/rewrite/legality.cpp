@@ -2,12 +2,24 @@
 // attributes, roots that are rewired, and cycles through several roots.
 #include "rewrite/legality.h"
 
+#include <algorithm>
+
 #include "match/convex.h"
 
 namespace graphfuse::rewrite {
 
 namespace {
 int code(RejectReason r) { return static_cast<int>(r); }
+
+// Roots and takeovers are a handful per rule, so scanning beats building a table: this
+// runs for every embedding the matcher finds, on all threads, and must not allocate.
+bool is_root(const match::MatchProgram& p, std::size_t reg) {
+  return std::find(p.roots.begin(), p.roots.end(), reg) != p.roots.end();
+}
+bool taken_over(const match::RewriteProgram& rw, std::size_t root_index) {
+  return std::any_of(rw.nodes.begin(), rw.nodes.end(),
+                     [&](const match::RwNode& t) { return t.takeover == static_cast<std::int32_t>(root_index); });
+}
 }  // namespace
 
 int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Embedding& e,
@@ -17,8 +29,6 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
   // `on_external_use: duplicate` keeps interior nodes that others still read; the
   // sweep after the rewrite removes only those left without uses.
   const bool keep = p.on_external_use == match::ExternalUse::Duplicate;
-  std::vector<char> root(n, 0);
-  for (std::uint32_t r : p.roots) root[r] = 1;
   // A leaf bound to a value made inside the match would dangle once that node is gone.
   if (!keep)
     for (std::uint32_t v : p.leaf_regs) {
@@ -27,21 +37,18 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
         if (e.nodes[r] == producer) return code(RejectReason::LeafOverlap);
     }
   for (std::size_t r = 0; r < n && !keep; ++r)
-    if (!root[r] && is_output[e.nodes[r]]) return code(RejectReason::GraphOutput);
+    if (!is_root(p, r) && is_output[e.nodes[r]]) return code(RejectReason::GraphOutput);
   // Exact arity makes every input slot of a matched node a pattern edge, so an interior
   // node used only inside the match has exactly internal_uses uses.
   for (std::size_t r = 0; r < n && !keep; ++r)
-    if (!root[r] && g.use_count(e.nodes[r]) != p.internal_uses[r]) return code(RejectReason::ExternalUse);
+    if (!is_root(p, r) && g.use_count(e.nodes[r]) != p.internal_uses[r]) return code(RejectReason::ExternalUse);
   for (const auto& [reg, key] : rule.rewrite.reads)
     if (!g.node(e.nodes[reg]).attrs.has(key)) return code(RejectReason::MissingAttribute);
   // A root no template node takes over is rewired to its replacements and removed: it
   // must not be a graph output (that would rename the output), and only the outputs the
   // pattern names are rewired, so others must be unused.
-  std::vector<char> taken(p.roots.size(), 0);
-  for (const match::RwNode& t : rule.rewrite.nodes)
-    if (t.takeover >= 0) taken[static_cast<std::size_t>(t.takeover)] = 1;
   for (std::size_t i = 0; i < p.roots.size(); ++i) {
-    if (taken[i]) continue;
+    if (taken_over(rule.rewrite, i)) continue;
     NodeId r = e.nodes[p.roots[i]];
     if (is_output[r]) return code(RejectReason::ErasedOutput);
     std::size_t named = 0;
