@@ -272,6 +272,11 @@ class Evaluator {
           return Tensor::from_floats({static_cast<std::int64_t>(fs->size())}, *fs);
         return std::nullopt;
       }
+      case Fn::Default: {
+        // `default(n.attr, v)`: the attribute when present, else v (an op's default).
+        if (auto v = eval(a[0])) return v;
+        return eval(a[1]);
+      }
       case Fn::Native: return native(t);
     }
     return std::nullopt;

@@ -50,6 +50,7 @@ const char* fn_name(Fn f) {
     case Fn::Contains: return "contains";
     case Fn::Uses: return "uses";
     case Fn::AsTensor: return "as_tensor";
+    case Fn::Default: return "default";
     case Fn::Native: return "native";
   }
   return "?";

@@ -32,7 +32,7 @@ struct AttrCheck {
 /// Builtin functions of constraints and rewrite values (see docs/rules.md).
 enum class Fn : std::uint8_t {
   Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
-  Uses, AsTensor, Native,
+  Uses, AsTensor, Default, Native,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.
@@ -168,6 +168,7 @@ struct RwInput {
     NodeOut,   ///< output `port` of matched node register `index`
     New,       ///< output `port` of the rewrite's new node `index`
     Variadic,  ///< every value of variadic list `index` (expands to 0 or more inputs)
+    Absent,    ///< no value: an absent optional input (`_` in a rewrite call, ONNX's "")
   };
   Kind kind = Kind::Value;
   std::uint32_t index = 0;
@@ -218,8 +219,8 @@ struct RewriteProgram {
   /// one is rejected before anything is mutated.
   std::vector<std::pair<std::uint32_t, std::string>> reads;
   /// Value registers of constants whose values the rule folded in: constants written in
-  /// the pattern (`Add(x, 1.0)`) and those the rewrite reads with value()/values(). Their
-  /// Const nodes are removed after the rewrite when nothing else reads them.
+  /// the pattern (`Add(x, 1.0)`) and those its constraints or rewrite read with value() or
+  /// values(). Their Const nodes are removed after the rewrite when nothing reads them.
   std::vector<std::uint32_t> folded;
 };
 

@@ -114,7 +114,8 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
       case RwInput::Kind::Value: return e.values[in.index];
       case RwInput::Kind::NodeOut: return ValueRef{e.nodes[in.index], in.port};
       case RwInput::Kind::New: return ValueRef{created[in.index], in.port};
-      case RwInput::Kind::Variadic: break;
+      case RwInput::Kind::Variadic:
+      case RwInput::Kind::Absent: break;
     }
     return {};
   };

@@ -115,13 +115,6 @@ class RewriteCompiler {
       out_.erase = true;
       out_.erase_to = out_.replacements[0];
     }
-    for (std::uint32_t v : pat_.program.leaf_regs)
-      if (pat_.program.value_names[v].empty()) out_.folded.push_back(v);  // a pattern literal
-    for (const RwNode& n : out_.nodes)
-      for (const RwAttr& a : n.attrs)
-        if (a.kind == RwAttr::Kind::Computed) fold(a.term);
-    std::sort(out_.folded.begin(), out_.folded.end());
-    out_.folded.erase(std::unique(out_.folded.begin(), out_.folded.end()), out_.folded.end());
     std::sort(out_.reads.begin(), out_.reads.end());
     out_.reads.erase(std::unique(out_.reads.begin(), out_.reads.end()), out_.reads.end());
     // Computed values are checked at match time (before Accept), so a candidate whose
@@ -140,6 +133,14 @@ class RewriteCompiler {
         mp.code.insert(mp.code.end() - 1, match::Instr{match::Opcode::CheckExpr, 0, 0, 0,
                                                        static_cast<std::uint32_t>(mp.exprs.size() - 1), a.term.pos});
       }
+    for (std::uint32_t v : pat_.program.leaf_regs)
+      if (pat_.program.value_names[v].empty()) out_.folded.push_back(v);  // a pattern literal
+    for (const match::ExprCheck& c : pat_.program.exprs) {  // where-constraints and rewrite values
+      fold(c.lhs);
+      fold(c.rhs);
+    }
+    std::sort(out_.folded.begin(), out_.folded.end());
+    out_.folded.erase(std::unique(out_.folded.begin(), out_.folded.end()), out_.folded.end());
   }
 
   // Leaves whose constant values a computed attribute reads (value(c), values(c)).
@@ -170,7 +171,9 @@ class RewriteCompiler {
   }
 
   RwInput resolve(const dsl::Expr& e) {
-    if (e.name == "_" && !e.quoted) fail(e.pos, "`_` matches anything in a pattern; a rewrite must name its inputs");
+    if (e.name == "_" && !e.quoted)
+      fail(e.pos, "`_` matches anything in a pattern; in a rewrite it only stands for an absent input of a call "
+                  "(`FusedConv(x, w, _, z)`)");
     if (auto it = bound_.find(e.name); it != bound_.end()) {
       used_.insert(e.name);
       auto [n, port] = it->second;
@@ -236,6 +239,9 @@ class RewriteCompiler {
         node.inputs.push_back(RwInput{RwInput::Kind::New, add_call(*a.call, "", 1), 0});
       } else if (a.kind == dsl::Expr::Kind::Literal) {
         node.inputs.push_back(RwInput{RwInput::Kind::New, add_const(a), 0});
+      } else if (a.name == "_" && !a.quoted && !a.variadic) {
+        if (a.port >= 0) fail(a.pos, "`_` takes no output index");
+        node.inputs.push_back(RwInput{RwInput::Kind::Absent, 0, 0});
       } else if (a.variadic) {
         auto it = pat_.names.find(a.name);
         if (it == pat_.names.end() || it->second.kind != PatternName::Kind::Variadic)

@@ -36,6 +36,7 @@ const std::vector<Builtin>& builtins() {
       {"contains", Fn::Contains, {ArgKind::Any, ArgKind::Any}},
       {"uses", Fn::Uses, {ArgKind::Value}},
       {"as_tensor", Fn::AsTensor, {ArgKind::Any}},
+      {"default", Fn::Default, {ArgKind::Any, ArgKind::Any}},
   };
   return b;
 }

@@ -171,8 +171,9 @@ TEST(RuleCompile, PatternErrors) {
 
 TEST(RuleCompile, RewriteErrors) {
   EXPECT_EQ(load_error(rule("Relu(x)", "Tanh(y)")), "6:12: unknown name 'y' in rewrite (not bound by the pattern)");
-  EXPECT_EQ(load_error(rule("Relu(x)", "Tanh(_)")),
-            "6:12: `_` matches anything in a pattern; a rewrite must name its inputs");
+  EXPECT_EQ(load_error(rule("Relu(x)", "_")),
+            "6:7: `_` matches anything in a pattern; in a rewrite it only stands for an absent input of a call "
+            "(`FusedConv(x, w, _, z)`)");
   EXPECT_EQ(load_error(rule("r = Relu(x)", "Tanh(r)")),
             "6:12: the rewrite cannot read the root 'r': the replacement takes the root's place");
   EXPECT_EQ(load_error(rule("Relu(x)", "Tanh(x) {...x}")), "6:16: `...` spread needs a pattern node; 'x' is a leaf (a value)");
