@@ -134,6 +134,22 @@ class Driver {
     is_output_.resize(cap, 0);
     pos_.resize(id_order_ ? cap - base_ : cap, 0.0);
   }
+  static constexpr std::size_t kPrefetchAhead = 4;
+  // Two stages: node records first, then (once those are likely loaded) the input
+  // lists they point to.
+  void prefetch(const match::Embedding& e, bool inputs) const {
+    for (NodeId n : e.nodes) {
+      if (inputs) {
+        __builtin_prefetch(g_.node(n).inputs.data());
+        continue;
+      }
+      __builtin_prefetch(&g_.node(n));
+      __builtin_prefetch(&marks_[n]);
+    }
+    if (!inputs)
+      for (ValueRef v : e.values)
+        if (v.valid()) __builtin_prefetch(&g_.node(v.node));
+  }
   RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
   RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
   RewriteReport stop_at_max_rounds(const std::vector<match::Found>& next);
@@ -440,6 +456,10 @@ RewriteReport Driver::run() {
     claimer_.clear();
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size());
+      // Applying is a string of cache misses on node records; start loading the ones a
+      // few matches ahead will touch while this one is applied.
+      if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.found[keys[i + 2 * kPrefetchAhead].idx].emb, false);
+      if (i + kPrefetchAhead < keys.size()) prefetch(mr.found[keys[i + kPrefetchAhead].idx].emb, true);
       if (!apply_match(mr.found[keys[i].idx], round)) continue;
       ++rs.applied;
       if (g_.size() > max_nodes) {
