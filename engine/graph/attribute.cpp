@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
 
 namespace graphfuse {
 
@@ -79,14 +80,32 @@ std::string_view attr_kind_name(const AttrValue& v) {
   return names[v.index()];
 }
 
+const std::vector<Attributes::Entry>& Attributes::entries_() const {
+  static const std::vector<Entry> kNone;
+  return block_ ? block_->entries : kNone;
+}
+
+std::vector<Attributes::Entry>& Attributes::own_() {
+  if (!block_) {
+    block_ = std::make_shared<Block>();
+  } else if (block_.use_count() > 1 || block_->interned) {
+    // Shared (or the interned canonical copy, which others may pick up later): write
+    // to a private copy so no other node sees the change.
+    block_ = std::make_shared<Block>(Block{block_->entries, false});
+  }
+  return block_->entries;
+}
+
 const AttrValue* Attributes::find(std::string_view name) const {
-  for (const auto& [k, v] : entries_)
+  if (!block_) return nullptr;
+  for (const auto& [k, v] : block_->entries)
     if (k == name) return &v;
   return nullptr;
 }
 
 AttrValue* Attributes::find(std::string_view name) {
-  for (auto& [k, v] : entries_)
+  if (!std::as_const(*this).find(name)) return nullptr;  // no copy for a miss
+  for (auto& [k, v] : own_())
     if (k == name) return &v;
   return nullptr;
 }
@@ -96,19 +115,20 @@ void Attributes::set(std::string name, AttrValue value) {
     *v = std::move(value);
     return;
   }
-  entries_.emplace_back(std::move(name), std::move(value));
+  own_().emplace_back(std::move(name), std::move(value));
 }
 
 bool Attributes::erase(std::string_view name) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const Entry& e) { return e.first == name; });
-  if (it == entries_.end()) return false;
-  entries_.erase(it);
+  if (!std::as_const(*this).find(name)) return false;
+  auto& entries = own_();
+  entries.erase(std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.first == name; }));
+  if (entries.empty()) block_.reset();
   return true;
 }
 
 bool operator==(const Attributes& a, const Attributes& b) {
   if (a.size() != b.size()) return false;
+  if (a.block_ == b.block_) return true;
   for (const auto& [k, v] : a) {
     const AttrValue* o = b.find(k);
     if (!o || !(*o == v)) return false;

@@ -1,5 +1,5 @@
-// Graph: node storage and mutation on boost::adjacency_list, kept consistent with the
-// per-node ordered input lists.
+// Graph: node storage and mutation, keeping the ordered input lists, the use lists, the
+// op index and the id index consistent.
 #include "graphfuse/graph.h"
 
 #include <algorithm>
@@ -30,43 +30,52 @@ Graph& Graph::operator=(const Graph& o) {
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 
-NodeId Graph::capacity() const { return static_cast<NodeId>(boost::num_vertices(store_->g)); }
+namespace {
+/// What the id index asks: is live node n called `id`? Is n alive?
+auto id_is(const GraphStorage& s, std::string_view id) {
+  // A removed node's record is reset, so its id is empty: only "" needs the liveness check.
+  return [&s, id](NodeId n) { return s.nodes[n].id == id && (!id.empty() || s.hot[n].alive); };
+}
+auto alive_in(const GraphStorage& s) {
+  return [&s](NodeId n) { return s.hot[n].alive; };
+}
+}  // namespace
 
-bool Graph::alive(NodeId n) const { return n < capacity() && store_->g[n].alive; }
+NodeId Graph::capacity() const { return static_cast<NodeId>(store_->nodes.size()); }
 
-const Node& Graph::node(NodeId n) const { return store_->g[n].node; }
-Node& Graph::mut_(NodeId n) { return store_->g[n].node; }
+bool Graph::alive(NodeId n) const { return n < store_->hot.size() && store_->hot[n].alive; }
+
+OpType Graph::op(NodeId n) const { return store_->hot[n].op; }
+
+const Node& Graph::node(NodeId n) const { return store_->nodes[n]; }
+Node& Graph::mut_(NodeId n) { return store_->nodes[n]; }
 Attributes& Graph::attrs(NodeId n) { return mut_(n).attrs; }
-std::vector<OutputInfo>& Graph::output_infos(NodeId n) { return mut_(n).outputs; }
+OutputInfos& Graph::output_infos(NodeId n) { return mut_(n).outputs; }
 
 std::optional<NodeId> Graph::find(std::string_view id) const {
-  auto it = store_->by_id.find(std::string(id));
-  if (it == store_->by_id.end()) return std::nullopt;
-  return it->second;
+  NodeId n = store_->by_id.find(id, id_is(*store_, id));
+  if (n == kNoNode) return std::nullopt;
+  return n;
 }
 
-void Graph::add_edge_(ValueRef from, NodeId to, std::uint32_t slot) {
-  if (!from.valid()) return;  // absent optional input: no edge
-  boost::add_edge(from.node, to, EdgeLabel{from.port, slot}, store_->g);
+void Graph::reserve(std::size_t nodes) {
+  store_->by_id.reserve(nodes, alive_in(*store_));
 }
 
-void Graph::remove_edge_(NodeId to, std::uint32_t slot) {
-  ValueRef from = store_->g[to].node.inputs[slot];
+void Graph::add_use_(ValueRef from, NodeId to, std::uint32_t slot) {
+  if (!from.valid()) return;  // absent optional input: no use
+  store_->hot[from.node].uses.push(Use{to, slot});
+}
+
+void Graph::remove_use_(NodeId to, std::uint32_t slot) {
+  ValueRef from = store_->nodes[to].inputs[slot];
   if (!from.valid()) return;
-  auto& g = store_->g;
-  auto [it, end] = boost::in_edges(to, g);
-  for (; it != end; ++it) {
-    if (g[*it].dst_slot == slot) {
-      boost::remove_edge(*it, g);
-      return;
-    }
-  }
+  store_->hot[from.node].uses.erase(Use{to, slot});
 }
 
 NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
                        std::uint32_t num_outputs, SourceLoc loc) {
-  if (store_->by_id.count(id))
-    throw Error(loc, "duplicate node id '" + id + "'");
+  if (find(id)) throw Error(loc, "duplicate node id '" + id + "'");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ValueRef& v = inputs[i];
     if (!v.valid()) continue;
@@ -77,17 +86,20 @@ NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, 
                            std::to_string(v.port) + " of '" + node(v.node).id + "', which has " +
                            std::to_string(node(v.node).outputs.size()) + " output(s)");
   }
-  auto n = static_cast<NodeId>(boost::add_vertex(store_->g));
-  VertexSlot& slot = store_->g[n];
-  slot.alive = true;
-  slot.node.id = std::move(id);
-  slot.node.op = op;
-  slot.node.attrs = std::move(attrs);
-  slot.node.inputs = std::move(inputs);
-  slot.node.outputs.resize(std::max<std::uint32_t>(num_outputs, 1));
-  slot.node.loc = std::move(loc);
-  store_->by_id.emplace(slot.node.id, n);
-  for (std::uint32_t i = 0; i < slot.node.inputs.size(); ++i) add_edge_(slot.node.inputs[i], n, i);
+  auto n = static_cast<NodeId>(store_->nodes.size());
+  Node& nd = store_->nodes.emplace_back();
+  HotRecord& hot = store_->hot.emplace_back();
+  hot.alive = true;
+  hot.op = op;
+  nd.id = std::move(id);
+  nd.op = op;
+  nd.attrs = std::move(attrs);
+  store_->attrs.intern(nd.attrs);
+  nd.inputs = std::move(inputs);
+  nd.outputs.resize(std::max<std::uint32_t>(num_outputs, 1));
+  nd.loc = std::move(loc);
+  store_->by_id.insert(nd.id, n, alive_in(*store_));
+  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) add_use_(nd.inputs[i], n, i);
   ++live_;
   return n;
 }
@@ -105,33 +117,39 @@ std::vector<NodeId> Graph::nodes() const {
   std::vector<NodeId> out;
   out.reserve(live_);
   for (NodeId n = 0; n < capacity(); ++n)
-    if (store_->g[n].alive) out.push_back(n);
+    if (store_->hot[n].alive) out.push_back(n);
   return out;
 }
 
 void Graph::for_each_node(const std::function<void(NodeId)>& f) const {
   for (NodeId n = 0; n < capacity(); ++n)
-    if (store_->g[n].alive) f(n);
+    if (store_->hot[n].alive) f(n);
 }
 
+std::span<const Use> Graph::uses(NodeId n) const { return store_->hot[n].uses.view(); }
+
 std::vector<Use> Graph::consumers(ValueRef v) const {
+  std::span<const Use> us = uses(v.node);
   std::vector<Use> out;
-  auto& g = store_->g;
-  auto [it, end] = boost::out_edges(v.node, g);
-  for (; it != end; ++it)
-    if (g[*it].src_port == v.port)
-      out.push_back(Use{static_cast<NodeId>(boost::target(*it, g)), g[*it].dst_slot});
-  std::sort(out.begin(), out.end());
+  if (node(v.node).outputs.size() == 1) {
+    // One output: every use reads it, no need to look at the consumers.
+    if (v.port == 0) out.assign(us.begin(), us.end());
+  } else {
+    for (Use u : us)
+      if (node(u.node).inputs[u.slot].port == v.port) out.push_back(u);
+  }
+  // Uses are made in id order more often than not; sorting is then a no-op.
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   return out;
 }
 
-std::size_t Graph::use_count(NodeId n) const { return boost::out_degree(n, store_->g); }
+std::size_t Graph::use_count(NodeId n) const { return store_->hot[n].uses.size(); }
 
 std::size_t Graph::use_count(ValueRef v) const {
+  std::span<const Use> us = uses(v.node);
+  if (node(v.node).outputs.size() == 1) return v.port == 0 ? us.size() : 0;
   std::size_t c = 0;
-  auto& g = store_->g;
-  auto [it, end] = boost::out_edges(v.node, g);
-  for (; it != end; ++it) c += g[*it].src_port == v.port;
+  for (Use u : us) c += node(u.node).inputs[u.slot].port == v.port;
   return c;
 }
 
@@ -152,19 +170,22 @@ std::string Graph::value_name(ValueRef v) const {
 void Graph::set_input(NodeId n, std::uint32_t slot, ValueRef v) {
   Node& nd = mut_(n);
   if (slot >= nd.inputs.size()) nd.inputs.resize(slot + 1);
-  remove_edge_(n, slot);
+  remove_use_(n, slot);
   nd.inputs[slot] = v;
-  add_edge_(v, n, slot);
+  add_use_(v, n, slot);
 }
 
 void Graph::set_inputs(NodeId n, std::vector<ValueRef> inputs) {
   Node& nd = mut_(n);
-  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_edge_(n, i);
+  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
   nd.inputs = std::move(inputs);
-  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) add_edge_(nd.inputs[i], n, i);
+  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) add_use_(nd.inputs[i], n, i);
 }
 
-void Graph::set_op(NodeId n, OpType op) { mut_(n).op = op; }
+void Graph::set_op(NodeId n, OpType op) {
+  mut_(n).op = op;
+  store_->hot[n].op = op;
+}
 
 void Graph::set_num_outputs(NodeId n, std::uint32_t count) {
   mut_(n).outputs.resize(std::max<std::uint32_t>(count, 1));
@@ -173,10 +194,10 @@ void Graph::set_num_outputs(NodeId n, std::uint32_t count) {
 void Graph::rename(NodeId n, std::string new_id) {
   Node& nd = mut_(n);
   if (nd.id == new_id) return;
-  if (store_->by_id.count(new_id)) throw Error(nd.loc, "duplicate node id '" + new_id + "'");
-  store_->by_id.erase(nd.id);
+  if (find(new_id)) throw Error(nd.loc, "duplicate node id '" + new_id + "'");
+  store_->by_id.erase(nd.id, n);
   nd.id = std::move(new_id);
-  store_->by_id.emplace(nd.id, n);
+  store_->by_id.insert(nd.id, n, alive_in(*store_));
 }
 
 void Graph::replace_all_uses(ValueRef from, ValueRef to) {
@@ -190,11 +211,11 @@ void Graph::remove_node(NodeId n) {
   Node& nd = mut_(n);
   if (use_count(n) != 0) throw node_error(nd, "cannot remove a node that still has uses");
   if (has_graph_output(n)) throw node_error(nd, "cannot remove a node that is a graph output");
-  boost::clear_in_edges(n, store_->g);
-  store_->by_id.erase(nd.id);
-  inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
-  store_->g[n].node = Node{};
-  store_->g[n].alive = false;
+  for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
+  store_->by_id.forget();
+  if (!inputs_.empty()) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
+  store_->nodes[n] = Node{};
+  store_->hot[n] = HotRecord{};
   --live_;
 }
 
@@ -202,48 +223,40 @@ void Graph::set_outputs(std::vector<ValueRef> outputs) { outputs_ = std::move(ou
 void Graph::set_inputs_list(std::vector<NodeId> inputs) { inputs_ = std::move(inputs); }
 
 std::vector<NodeId> Graph::topological_order() const {
-  auto& g = store_->g;
   NodeId cap = capacity();
+  // In-degrees from the use lists: one pass over the hot records, no visit to the nodes.
   std::vector<std::uint32_t> pending(cap, 0);
+  for (NodeId n = 0; n < cap; ++n)
+    if (alive(n))
+      for (Use u : uses(n)) ++pending[u.node];
   std::vector<NodeId> order;
   order.reserve(live_);
-  for (NodeId n = 0; n < cap; ++n) {
-    if (!g[n].alive) continue;
-    pending[n] = static_cast<std::uint32_t>(boost::in_degree(n, g));
-    if (pending[n] == 0) order.push_back(n);
-  }
+  for (NodeId n = 0; n < cap; ++n)
+    if (alive(n) && pending[n] == 0) order.push_back(n);
   // Kahn's algorithm with the ready list in discovery order: deterministic, O(N + E).
-  for (std::size_t head = 0; head < order.size(); ++head) {
-    auto [it, end] = boost::out_edges(order[head], g);
-    for (; it != end; ++it) {
-      auto t = static_cast<NodeId>(boost::target(*it, g));
-      if (--pending[t] == 0) order.push_back(t);
-    }
-  }
+  for (std::size_t head = 0; head < order.size(); ++head)
+    for (Use u : uses(order[head]))
+      if (--pending[u.node] == 0) order.push_back(u.node);
   if (order.size() != live_) {
     for (NodeId n = 0; n < cap; ++n)
-      if (g[n].alive && pending[n] != 0)
-        throw node_error(g[n].node, "is part of a cycle");
+      if (alive(n) && pending[n] != 0) throw node_error(node(n), "is part of a cycle");
   }
   return order;
 }
 
 void Graph::validate() const {
-  auto& g = store_->g;
   std::size_t seen = 0;
   for (NodeId n = 0; n < capacity(); ++n) {
-    if (!g[n].alive) continue;
+    if (!alive(n)) continue;
     ++seen;
-    const Node& nd = g[n].node;
-    auto it = store_->by_id.find(nd.id);
-    if (it == store_->by_id.end() || it->second != n) throw node_error(nd, "duplicate or unindexed id");
+    const Node& nd = node(n);
+    if (find(nd.id) != n) throw node_error(nd, "duplicate or unindexed id");
     if (!nd.op.valid()) throw node_error(nd, "has no op type");
+    if (op(n) != nd.op) throw node_error(nd, "op index out of sync");
     if (nd.outputs.empty()) throw node_error(nd, "has no outputs");
-    std::size_t edges = 0;
     for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) {
       ValueRef v = nd.inputs[i];
       if (!v.valid()) continue;
-      ++edges;
       if (!alive(v.node))
         throw node_error(nd, "input " + std::to_string(i) + " refers to an unknown node");
       if (v.port >= node(v.node).outputs.size())
@@ -251,10 +264,15 @@ void Graph::validate() const {
                                  std::to_string(v.port) + " of '" + node(v.node).id +
                                  "', which has " + std::to_string(node(v.node).outputs.size()) +
                                  " output(s)");
+      auto us = uses(v.node);
+      if (std::find(us.begin(), us.end(), Use{n, i}) == us.end())
+        throw node_error(nd, "use lists out of sync with inputs");
     }
-    if (edges != boost::in_degree(n, g)) throw node_error(nd, "edge list out of sync with inputs");
+    for (Use u : uses(n))
+      if (!alive(u.node) || u.slot >= node(u.node).inputs.size() || node(u.node).inputs[u.slot].node != n)
+        throw node_error(nd, "use lists out of sync with inputs");
   }
-  if (seen != live_) throw Error("graph: live node count out of sync");
+  if (seen != live_ || store_->by_id.size() != live_) throw Error("graph: live node count out of sync");
   for (ValueRef v : outputs_) {
     if (!alive(v.node)) throw Error("graph output refers to an unknown node");
     if (v.port >= node(v.node).outputs.size())
@@ -267,6 +285,7 @@ void Graph::validate() const {
 void Graph::compact() {
   if (live_ == capacity()) return;
   Graph out;
+  out.reserve(live_);
   std::vector<NodeId> remap(capacity(), kNoNode);
   auto map = [&](ValueRef v) { return v.valid() ? ValueRef{remap[v.node], v.port} : v; };
   // Add every node first and wire inputs afterwards: ids need not be topological.
@@ -279,6 +298,7 @@ void Graph::compact() {
   for (NodeId n = 0; n < capacity(); ++n) {
     if (!alive(n)) continue;
     std::vector<ValueRef> ins;
+    ins.reserve(node(n).inputs.size());
     for (ValueRef v : node(n).inputs) ins.push_back(map(v));
     out.set_inputs(remap[n], std::move(ins));
   }

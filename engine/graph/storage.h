@@ -1,35 +1,282 @@
-// Boost.Graph storage behind Graph. Internal: only engine code that wants Boost's
-// algorithms directly (the VF2 oracle, topological sort) includes this.
+// Graph storage: nodes in chunks that never move, hot records (use lists, op, liveness)
+// apart from cold node data, an open-addressing id index, and a Boost.Graph snapshot.
+//
+// Why not boost::adjacency_list (the first design): with bidirectional edges it keeps
+// every edge in a std::list plus an entry in two vectors (about 90 bytes an edge), holds
+// vertices in one vector that triples the memory while it grows, and duplicates what
+// Node::inputs already says. A million-node graph needed ~630 bytes a node; this layout
+// needs about a third of that. Boost's algorithms still run on boost_snapshot().
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <boost/graph/adjacency_list.hpp>
-#include <string>
-#include <unordered_map>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <new>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "graph/attr_intern.h"
+#include "graph/big_alloc.h"
 #include "graphfuse/graph.h"
 
 namespace graphfuse {
 
-/// Edge label: the producer's output port and the consumer's input slot, so that
-/// algorithms over the Boost graph stay port-aware.
+/// The uses of a node's outputs, in the order they were made. Most values have one
+/// consumer, so one use lives inline; more spill to the heap.
+class UseList {
+ public:
+  UseList() : one_{kNoNode, 0} {}
+  UseList(const UseList& o);
+  UseList& operator=(const UseList& o);
+  UseList(UseList&& o) noexcept;
+  UseList& operator=(UseList&& o) noexcept;
+  ~UseList() { release_(); }
+
+  std::span<const Use> view() const { return {data_(), size_}; }
+  std::size_t size() const { return size_; }
+  void push(Use u);
+  /// Removes the first occurrence of u, keeping the others in order.
+  void erase(Use u);
+  void clear();
+
+ private:
+  const Use* data_() const { return cap_ <= 1 ? &one_ : heap_; }
+  Use* data_() { return cap_ <= 1 ? &one_ : heap_; }
+  void release_();
+  std::uint32_t size_ = 0;
+  std::uint32_t cap_ = 1;  // 1: the inline slot; more: heap_ holds cap_ uses
+  union {
+    Use one_;
+    Use* heap_;
+  };
+};
+
+/// What graph traversals read, kept apart from the Node (136 bytes, mostly cold: id,
+/// attributes, location) so that a pass over a million nodes streams 24 MB, not 160.
+struct HotRecord {
+  UseList uses;
+  OpType op;           // the same as Node::op
+  bool alive = false;
+};
+
+/// Elements in chunks of 64, 128, 256, ... : appending never moves an element
+/// (references stay valid), never copies the graph to grow, and leaves no half-empty
+/// big vector (a chunk's untouched tail costs address space, not memory).
+template <class T>
+class ChunkedStore {
+ public:
+  ChunkedStore() = default;
+  ChunkedStore(const ChunkedStore& o) {
+    for (std::size_t i = 0; i < o.size(); ++i) emplace_back() = o[i];
+  }
+  ChunkedStore& operator=(const ChunkedStore& o) {
+    if (this != &o) *this = ChunkedStore(o);
+    return *this;
+  }
+  ChunkedStore(ChunkedStore&& o) noexcept : chunks_(std::move(o.chunks_)), size_(o.size_) {
+    o.chunks_.clear();
+    o.size_ = 0;
+  }
+  ChunkedStore& operator=(ChunkedStore&& o) noexcept {
+    if (this != &o) {
+      clear();
+      chunks_ = std::move(o.chunks_);
+      size_ = o.size_;
+      o.chunks_.clear();
+      o.size_ = 0;
+    }
+    return *this;
+  }
+  ~ChunkedStore() { clear(); }
+
+  std::size_t size() const { return size_; }
+  T& operator[](std::size_t i) { return *slot_(i); }
+  const T& operator[](std::size_t i) const { return *const_cast<ChunkedStore*>(this)->slot_(i); }
+  T& emplace_back() {
+    std::size_t k = chunk_of_(size_);
+    if (k >= chunks_.size())
+      chunks_.emplace_back(static_cast<T*>(big_alloc(chunk_bytes_(k))), Free{chunk_bytes_(k)});
+    T* p = new (slot_(size_)) T();
+    ++size_;
+    return *p;
+  }
+  void clear() {
+    for (std::size_t i = 0; i < size_; ++i) slot_(i)->~T();
+    size_ = 0;
+    chunks_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kFirstBits = 6;  // the first chunk holds 64 elements
+  static std::size_t chunk_of_(std::size_t i) {
+    return static_cast<std::size_t>(std::bit_width((i >> kFirstBits) + 1)) - 1;
+  }
+  T* slot_(std::size_t i) {
+    std::size_t k = chunk_of_(i);
+    return chunks_[k].get() + (i - (((std::size_t{1} << k) - 1) << kFirstBits));
+  }
+  static std::size_t chunk_bytes_(std::size_t k) { return (std::size_t{1} << (k + kFirstBits)) * sizeof(T); }
+  struct Free {
+    std::size_t bytes = 0;
+    void operator()(T* p) const { big_free(p, bytes); }
+  };
+  std::vector<std::unique_ptr<T, Free>> chunks_;  // raw storage; the first size_ constructed
+  std::size_t size_ = 0;
+};
+
+/// NodeIds by id string: open addressing with linear probing over 8-byte slots (NodeId
+/// and 32 bits of the id's hash; the string itself stays in the node record, read only
+/// when the hash bits agree). 11-23 bytes a node, no allocation per node.
+///
+/// Removing a node does not touch the table (a random access into it costs more than
+/// the rest of the removal): the slot goes stale, lookups skip it because the node is
+/// dead, and the next rehash drops it. NodeIds are never reused, so a stale slot can
+/// never come back to life.
+class IdIndex {
+ public:
+  /// The node whose id is `id`, or kNoNode. `is(n)` says whether live node n has that id
+  /// (false for dead nodes).
+  template <class Is>
+  NodeId find(std::string_view id, const Is& is) const {
+    if (slots_.empty()) return kNoNode;
+    std::uint32_t h = hash_(id);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.node == kEmpty) return kNoNode;
+      if (s.hash == h && s.node != kTomb && is(s.node)) return s.node;
+    }
+  }
+  /// Adds n under `id` (which must be absent). `alive(n)` tells stale slots apart when
+  /// the table is rebuilt.
+  template <class Alive>
+  void insert(std::string_view id, NodeId n, const Alive& alive) {
+    if ((used_ + 1) * 10 > slots_.size() * 7) rehash_(std::max<std::size_t>(live_ + 1, 8) * 2, alive);
+    std::uint32_t h = hash_(id);
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    while (slots_[i].node != kEmpty && slots_[i].node != kTomb) i = (i + 1) & mask;
+    used_ += slots_[i].node == kEmpty;
+    slots_[i] = Slot{n, h};
+    ++live_;
+  }
+  /// Removes n, filed under `id`, now (for a rename: n stays alive).
+  void erase(std::string_view id, NodeId n) {
+    if (slots_.empty()) return;
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash_(id) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].node == kEmpty) return;
+      if (slots_[i].node == n) {
+        slots_[i].node = kTomb;
+        --live_;
+        return;
+      }
+    }
+  }
+  /// Notes that a node went away; its slot goes stale (see above).
+  void forget() { --live_; }
+  /// Room for `n` entries without rehashing.
+  template <class Alive>
+  void reserve(std::size_t n, const Alive& alive) {
+    if (n * 10 > slots_.size() * 7) rehash_(n, alive);
+  }
+  std::size_t size() const { return live_; }
+
+ private:
+  struct Slot {
+    NodeId node;
+    std::uint32_t hash;
+  };
+  static constexpr NodeId kEmpty = kNoNode;
+  static constexpr NodeId kTomb = kNoNode - 1;
+  static std::uint32_t hash_(std::string_view s) {
+    std::size_t h = std::hash<std::string_view>{}(s);
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+  }
+  template <class Alive>
+  void rehash_(std::size_t entries, const Alive& alive) {
+    std::size_t cap = 16;
+    while (cap * 7 < entries * 10) cap *= 2;
+    SlotArray old = std::move(slots_);
+    slots_ = SlotArray(cap);
+    used_ = 0;
+    for (const Slot& s : old) {
+      if (s.node == kEmpty || s.node == kTomb || !alive(s.node)) continue;
+      std::size_t i = s.hash & (cap - 1);
+      while (slots_[i].node != kEmpty) i = (i + 1) & (cap - 1);
+      slots_[i] = s;
+      ++used_;
+    }
+  }
+  /// A fixed-size slot array on big_alloc (huge pages when large), all slots empty.
+  class SlotArray {
+   public:
+    SlotArray() = default;
+    explicit SlotArray(std::size_t n) : p_(static_cast<Slot*>(big_alloc(n * sizeof(Slot)))), n_(n) {
+      std::uninitialized_fill_n(p_, n, Slot{kEmpty, 0});
+    }
+    SlotArray(const SlotArray& o) : SlotArray(o.n_) { std::copy(o.begin(), o.end(), p_); }
+    SlotArray& operator=(const SlotArray& o) {
+      if (this != &o) *this = SlotArray(o);
+      return *this;
+    }
+    SlotArray(SlotArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    SlotArray& operator=(SlotArray&& o) noexcept {
+      if (this != &o) {
+        big_free(p_, n_ * sizeof(Slot));
+        p_ = std::exchange(o.p_, nullptr);
+        n_ = std::exchange(o.n_, 0);
+      }
+      return *this;
+    }
+    ~SlotArray() { big_free(p_, n_ * sizeof(Slot)); }
+    std::size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    Slot& operator[](std::size_t i) { return p_[i]; }
+    const Slot& operator[](std::size_t i) const { return p_[i]; }
+    const Slot* begin() const { return p_; }
+    const Slot* end() const { return p_ + n_; }
+
+   private:
+    Slot* p_ = nullptr;
+    std::size_t n_ = 0;
+  };
+  SlotArray slots_;  // power-of-two size
+  std::size_t used_ = 0;     // live, stale and tombstones
+  std::size_t live_ = 0;
+};
+
+struct GraphStorage {
+  ChunkedStore<Node> nodes;     // index = NodeId
+  ChunkedStore<HotRecord> hot;  // index = NodeId
+  IdIndex by_id;
+  AttrInterner attrs;       // shares identical small attribute sets between nodes
+};
+
+/// Edge label of the Boost snapshot: the producer's output port and the consumer's
+/// input slot, so that Boost's algorithms stay port-aware.
 struct EdgeLabel {
   std::uint32_t src_port = 0;
   std::uint32_t dst_slot = 0;
 };
 
-struct VertexSlot {
-  Node node;
-  bool alive = false;
+/// Vertex label of the Boost snapshot.
+struct VertexLabel {
+  OpType op;
+  std::uint32_t arity = 0;  ///< number of input slots (absent inputs included)
+  bool alive = false;       ///< removed nodes stay as isolated, dead vertices
 };
 
-/// vecS vertices: NodeId is the vertex index. Removed vertices stay as dead slots so
-/// NodeIds remain stable while a rewrite runs; Graph::compact() drops them.
 using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                         VertexSlot, EdgeLabel>;
+                                         VertexLabel, EdgeLabel>;
 
-struct GraphStorage {
-  BoostGraph g;
-  std::unordered_map<std::string, NodeId> by_id;
-};
+/// A Boost.Graph copy of g for Boost's algorithms (the VF2 oracle): vertex i is NodeId
+/// i, one edge per used input slot, out-edges in use order.
+BoostGraph boost_snapshot(const Graph& g);
 
 }  // namespace graphfuse

@@ -9,15 +9,20 @@ namespace graphfuse {
 namespace {
 
 /// Builds blocks on a running "current value", naming nodes n<counter> so ids are
-/// short, unique and deterministic.
+/// short, unique and deterministic. Op types and attribute sets are made once and
+/// copied (copies share their entries), which keeps a 10^7-node graph quick to build.
 class Builder {
  public:
-  Builder(Graph& g, std::uint64_t seed)
-      : g_(g), rng_(seed), const_(OpType::intern("Const")), conv_(OpType::intern("Conv2D")) {}
-
-  ValueRef add(std::string_view op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
-    return add(OpType::intern(op), std::move(inputs), std::move(attrs));
+  Builder(Graph& g, std::uint64_t seed) : g_(g), rng_(seed) {
+    for (std::int64_t s : {1, 2})
+      for (const char* pad : {"SAME", "VALID"}) {
+        Attributes a;
+        a.set("strides", std::vector<std::int64_t>{s, s});
+        a.set("padding", std::string(pad));
+        conv_attrs_.push_back(std::move(a));
+      }
   }
+
   ValueRef add(OpType op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
     // append() rather than "n" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
     std::string id = "n";
@@ -25,25 +30,31 @@ class Builder {
     NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs));
     return {n, 0};
   }
-  ValueRef constant(std::vector<std::int64_t> shape) {
-    Attributes a;
-    a.set("shape", std::move(shape));
-    return add(const_, {}, std::move(a));
-  }
+  ValueRef constant(const Attributes& shape) { return add(const_, {}, shape); }
   ValueRef conv(ValueRef x) {
-    Attributes a;
-    std::int64_t s = pick(4) == 0 ? 2 : 1;
-    a.set("strides", std::vector<std::int64_t>{s, s});
-    a.set("padding", std::string(pick(3) == 0 ? "VALID" : "SAME"));
-    return add(conv_, {x, constant({3, 3, 64, 64})}, std::move(a));
+    int stride = pick(4) == 0 ? 1 : 0;  // index into conv_attrs_: strides 2 one time in four
+    int valid = pick(3) == 0 ? 1 : 0;
+    return add(conv_, {x, constant(weights_)}, conv_attrs_[static_cast<std::size_t>(stride * 2 + valid)]);
   }
-  ValueRef bias(ValueRef x) { return add("BiasAdd", {x, constant({64})}); }
+  ValueRef bias(ValueRef x) { return add(bias_add_, {x, constant(bias_shape_)}); }
   int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
 
+  const OpType relu_ = OpType::intern("ReLU"), add_ = OpType::intern("Add"),
+               matmul_ = OpType::intern("MatMul");
+  const Attributes matrix_ = shape({64, 64}), bias_shape_ = shape({64});
+
  private:
+  static Attributes shape(std::vector<std::int64_t> dims) {
+    Attributes a;
+    a.set("shape", std::move(dims));
+    return a;
+  }
   Graph& g_;
   std::mt19937_64 rng_;
-  OpType const_, conv_;
+  const OpType const_ = OpType::intern("Const"), conv_ = OpType::intern("Conv2D"),
+               bias_add_ = OpType::intern("BiasAdd");
+  const Attributes weights_ = shape({3, 3, 64, 64});
+  std::vector<Attributes> conv_attrs_;  // strides {1, 2} x padding {SAME, VALID}
   std::size_t counter_ = 0;
 };
 
@@ -51,23 +62,24 @@ class Builder {
 
 Graph generate_cnn_graph(const GenerateOptions& opt) {
   Graph g;
+  g.reserve(opt.nodes + 8);
   Builder b(g, opt.seed);
   ValueRef cur{g.add_input("input"), 0};
   while (g.size() + 8 < opt.nodes) {
     int kind = b.pick(opt.matmul_chains ? 10 : 9);
     if (kind <= 4) {  // fusible: Conv2D -> BiasAdd -> ReLU
-      cur = b.add("ReLU", {b.bias(b.conv(cur))});
+      cur = b.add(b.relu_, {b.bias(b.conv(cur))});
     } else if (kind == 5) {  // residual: ReLU(Add(x, BiasAdd(Conv2D(x))))
       ValueRef branch = b.bias(b.conv(cur));
-      cur = b.add("ReLU", {b.add("Add", {cur, branch})});
+      cur = b.add(b.relu_, {b.add(b.add_, {cur, branch})});
     } else if (kind == 6) {  // Conv2D output with two consumers: must not fuse
       ValueRef c = b.conv(cur);
-      cur = b.add("Add", {b.add("ReLU", {b.bias(c)}), c});
+      cur = b.add(b.add_, {b.add(b.relu_, {b.bias(c)}), c});
     } else if (kind <= 8) {  // BiasAdd without ReLU
       cur = b.bias(b.conv(cur));
     } else {  // MatMul -> Add
-      ValueRef m = b.add("MatMul", {cur, b.constant({64, 64})});
-      cur = b.add("Add", {m, b.constant({64})});
+      ValueRef m = b.add(b.matmul_, {cur, b.constant(b.matrix_)});
+      cur = b.add(b.add_, {m, b.constant(b.bias_shape_)});
     }
   }
   g.add_output(cur);

@@ -65,13 +65,21 @@ using AttrValue = std::variant<std::int64_t, float, std::string, bool, Tensor,
 /// "tensors", "opaque".
 std::string_view attr_kind_name(const AttrValue& v);
 
+class AttrInterner;
+
 /// Ordered attribute map: keeps insertion order (so files round-trip byte for byte);
 /// equality ignores order.
+///
+/// Copy-on-write: a copy shares the entries until either side changes, and a Graph
+/// shares one copy between all nodes with identical small attribute sets (as MLIR
+/// uniques attribute dictionaries), so a million Conv2D nodes with the same strides
+/// and padding hold one set, not a million.
 class Attributes {
  public:
   using Entry = std::pair<std::string, AttrValue>;
 
   const AttrValue* find(std::string_view name) const;
+  /// Mutable access; unshares the entries first (the caller may write through it).
   AttrValue* find(std::string_view name);
   bool has(std::string_view name) const { return find(name) != nullptr; }
   /// Sets (replacing in place, keeping its position) or appends.
@@ -84,14 +92,23 @@ class Attributes {
     return v ? std::get_if<T>(v) : nullptr;
   }
 
-  std::size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  auto begin() const { return entries_.begin(); }
-  auto end() const { return entries_.end(); }
+  std::size_t size() const { return block_ ? block_->entries.size() : 0; }
+  bool empty() const { return size() == 0; }
+  std::vector<Entry>::const_iterator begin() const { return entries_().begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_().end(); }
+  /// True when both hold the very same entries (a shared copy): cheap, for tests.
+  bool shares_with(const Attributes& o) const { return block_ && block_ == o.block_; }
   friend bool operator==(const Attributes& a, const Attributes& b);
 
  private:
-  std::vector<Entry> entries_;
+  friend class AttrInterner;
+  struct Block {
+    std::vector<Entry> entries;
+    bool interned = false;  // the canonical copy a Graph's interner hands out
+  };
+  const std::vector<Entry>& entries_() const;
+  std::vector<Entry>& own_();  // unshared, writable entries
+  std::shared_ptr<Block> block_;  // null when empty
 };
 
 }  // namespace graphfuse

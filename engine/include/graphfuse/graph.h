@@ -1,9 +1,13 @@
-// The graph IR: nodes, values and ordered edges stored on boost::adjacency_list.
+// The graph IR: nodes, values, ordered inputs and use lists (Boost.Graph view on demand).
 #pragma once
 
 #include <cstdint>
+#include <compare>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,14 +80,98 @@ struct OutputInfo {
   friend bool operator==(const OutputInfo&, const OutputInfo&) = default;
 };
 
+/// A node's outputs: used like a std::vector<OutputInfo> (size, [], at, front, back,
+/// iteration, resize, push_back, ==). While every output is unnamed and untyped, which
+/// is most nodes of a large graph, it stores only the count (16 bytes, no allocation);
+/// the first mutable access to an element materialises the list. Reads through a
+/// const reference never allocate, so concurrent readers are safe.
+class OutputInfos {
+ public:
+  /// Random-access iterator over a const list (yields the shared default while the
+  /// list is not materialised).
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = OutputInfo;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const OutputInfo*;
+    using reference = const OutputInfo&;
+    const_iterator() = default;
+    const_iterator(const OutputInfos* o, std::size_t k) : o_(o), k_(k) {}
+    reference operator*() const { return (*o_)[k_]; }
+    pointer operator->() const { return &(*o_)[k_]; }
+    reference operator[](difference_type d) const { return (*o_)[k_ + static_cast<std::size_t>(d)]; }
+    const_iterator& operator++() { ++k_; return *this; }
+    const_iterator operator++(int) { auto t = *this; ++k_; return t; }
+    const_iterator& operator--() { --k_; return *this; }
+    const_iterator operator--(int) { auto t = *this; --k_; return t; }
+    const_iterator& operator+=(difference_type d) { k_ += static_cast<std::size_t>(d); return *this; }
+    const_iterator& operator-=(difference_type d) { k_ -= static_cast<std::size_t>(d); return *this; }
+    friend const_iterator operator+(const_iterator i, difference_type d) { return i += d; }
+    friend const_iterator operator+(difference_type d, const_iterator i) { return i += d; }
+    friend const_iterator operator-(const_iterator i, difference_type d) { return i -= d; }
+    friend difference_type operator-(const_iterator a, const_iterator b) {
+      return static_cast<difference_type>(a.k_) - static_cast<difference_type>(b.k_);
+    }
+    friend bool operator==(const_iterator a, const_iterator b) { return a.k_ == b.k_; }
+    friend auto operator<=>(const_iterator a, const_iterator b) { return a.k_ <=> b.k_; }
+
+   private:
+    const OutputInfos* o_ = nullptr;
+    std::size_t k_ = 0;
+  };
+  using iterator = OutputInfo*;
+  using value_type = OutputInfo;
+  using size_type = std::size_t;
+
+  OutputInfos() = default;
+  explicit OutputInfos(std::size_t count) : count_(static_cast<std::uint32_t>(count)) {}
+  OutputInfos(std::initializer_list<OutputInfo> items);
+  OutputInfos(const std::vector<OutputInfo>& items);  // NOLINT: a vector converts, as before
+  OutputInfos(const OutputInfos& o);
+  OutputInfos& operator=(const OutputInfos& o);
+  OutputInfos(OutputInfos&& o) noexcept;
+  OutputInfos& operator=(OutputInfos&& o) noexcept;
+  ~OutputInfos();
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const OutputInfo& operator[](std::size_t k) const;
+  OutputInfo& operator[](std::size_t k);
+  /// Bounds-checked access; throws std::out_of_range.
+  const OutputInfo& at(std::size_t k) const;
+  OutputInfo& at(std::size_t k);
+  const OutputInfo& front() const { return (*this)[0]; }
+  const OutputInfo& back() const { return (*this)[count_ - 1]; }
+  OutputInfo& front() { return (*this)[0]; }
+  OutputInfo& back() { return (*this)[count_ - 1]; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, count_}; }
+  const_iterator cbegin() const { return begin(); }
+  const_iterator cend() const { return end(); }
+  iterator begin();
+  iterator end() { return begin() + count_; }
+  void resize(std::size_t count);
+  void push_back(OutputInfo info);
+  void clear();
+  /// True while no output carries a name or a type (nothing is stored but the count).
+  bool all_default() const { return items_ == nullptr; }
+  friend bool operator==(const OutputInfos& a, const OutputInfos& b);
+
+ private:
+  void materialize_();
+  std::uint32_t count_ = 0;
+  OutputInfo* items_ = nullptr;  // count_ entries, or null while all are default
+};
+
 /// A node. Input order is meaningful.
 struct Node {
   std::string id;
   OpType op;
   Attributes attrs;
   std::vector<ValueRef> inputs;
-  std::vector<OutputInfo> outputs;  ///< size = number of outputs (>= 1)
-  SourceLoc loc;                    ///< where the node was written, when loaded from text
+  OutputInfos outputs;  ///< size = number of outputs (>= 1)
+  SourceLoc loc;        ///< where the node was written, when loaded from text
 };
 
 /// Well-known op names used by the graph layer itself.
@@ -92,10 +180,11 @@ inline constexpr std::string_view kInput = "Input";  ///< a graph input
 inline constexpr std::string_view kConst = "Const";  ///< a constant / initializer (attr "value" tensor)
 }  // namespace ops
 
-struct GraphStorage;  // boost::adjacency_list lives behind this (Boost stays out of headers)
+struct GraphStorage;  // node records, use lists and the id index (engine/graph/storage.h)
 
 /// A computation graph. All mutation goes through these methods, which keep the
-/// Boost.Graph edges, the id index and the per-node input lists consistent.
+/// per-node input lists, the use lists and the id index consistent. Node references
+/// stay valid while nodes are added (records live in fixed chunks that never move).
 class Graph {
  public:
   Graph();
@@ -113,14 +202,19 @@ class Graph {
   NodeId add_input(std::string id, ValueType type = {});
   /// Appends a graph output.
   void add_output(ValueRef v);
+  /// Makes room for `nodes` nodes in the id index (loaders that know the count call it
+  /// so that a million-node load does not rehash its way up). Purely an optimisation.
+  void reserve(std::size_t nodes);
 
   // ---- queries --------------------------------------------------------------------
   bool alive(NodeId n) const;
   const Node& node(NodeId n) const;
+  /// node(n).op, read from a compact array: scanning op types does not touch the nodes.
+  OpType op(NodeId n) const;
   /// Mutable access to id-independent node data (attributes, output infos, loc).
   /// Use set_input / replace_all_uses to change edges and rename() to change ids.
   Attributes& attrs(NodeId n);
-  std::vector<OutputInfo>& output_infos(NodeId n);
+  OutputInfos& output_infos(NodeId n);
   std::optional<NodeId> find(std::string_view id) const;
   /// Number of live nodes.
   std::size_t size() const { return live_; }
@@ -132,6 +226,9 @@ class Graph {
   void for_each_node(const std::function<void(NodeId)>& f) const;
   /// Uses of value v, ordered by (consumer id, slot).
   std::vector<Use> consumers(ValueRef v) const;
+  /// Every use of any output of n, in the order the uses were made; allocates nothing.
+  /// The port a use reads is node(u.node).inputs[u.slot].port. Invalidated by mutation.
+  std::span<const Use> uses(NodeId n) const;
   /// Number of uses of any output of n (graph outputs not counted).
   std::size_t use_count(NodeId n) const;
   std::size_t use_count(ValueRef v) const;
@@ -164,8 +261,9 @@ class Graph {
   void set_inputs_list(std::vector<NodeId> inputs);
 
   // ---- whole-graph ----------------------------------------------------------------
-  /// Live nodes in a topological order (producers first). Deterministic: among ready
-  /// nodes, lower ids come first. Throws Error naming a node on a cycle.
+  /// Live nodes in a topological order (producers first). Deterministic: roots in id
+  /// order, then nodes as their last input becomes ready (Kahn's algorithm, visiting
+  /// uses in the order they were made). Throws Error naming a node on a cycle.
   std::vector<NodeId> topological_order() const;
   /// Checks every invariant; throws Error naming the offending node (and its source
   /// position when known): unknown/dead references, port out of range, cycles,
@@ -180,12 +278,13 @@ class Graph {
   /// The file the graph was read from, for error messages.
   std::string source_file;
 
-  /// The underlying storage, for algorithms that want Boost.Graph directly (VF2 oracle).
+  /// The underlying storage, for engine code that needs it (engine/graph/storage.h has
+  /// a Boost.Graph snapshot for Boost's algorithms, the VF2 oracle among them).
   const GraphStorage& storage() const { return *store_; }
 
  private:
-  void add_edge_(ValueRef from, NodeId to, std::uint32_t slot);
-  void remove_edge_(NodeId to, std::uint32_t slot);
+  void add_use_(ValueRef from, NodeId to, std::uint32_t slot);
+  void remove_use_(NodeId to, std::uint32_t slot);
   Node& mut_(NodeId n);
 
   std::unique_ptr<GraphStorage> store_;

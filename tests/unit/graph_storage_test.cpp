@@ -1,0 +1,208 @@
+// Graph storage at scale: lazy output lists, copy-on-write and interned attributes, use
+// lists, the id index under churn, stable node references, the Boost snapshot.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "graph/storage.h"
+#include "graphfuse/generate.h"
+#include "graphfuse/graph.h"
+
+using namespace graphfuse;
+
+namespace {
+OpType op(const char* n) { return OpType::intern(n); }
+
+Attributes conv_attrs(std::int64_t stride) {
+  Attributes a;
+  a.set("strides", std::vector<std::int64_t>{stride, stride});
+  a.set("padding", std::string("SAME"));
+  return a;
+}
+}  // namespace
+
+TEST(GraphStorage, OutputInfosStayCompactUntilNamed) {
+  OutputInfos o(3);
+  EXPECT_EQ(o.size(), 3u);
+  EXPECT_TRUE(o.all_default());
+  const OutputInfos& c = o;
+  EXPECT_TRUE(c[2].name.empty());  // const reads never allocate
+  EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const OutputInfo& i) { return i.name.empty(); }), 3);
+  EXPECT_TRUE(o.all_default());
+  o[1].name = "second";
+  EXPECT_FALSE(o.all_default());
+  EXPECT_EQ(c[1].name, "second");
+  EXPECT_TRUE(c[0].name.empty());
+  OutputInfos copy = o;
+  EXPECT_TRUE(copy == o);
+  copy.resize(4);
+  EXPECT_EQ(copy[1].name, "second");
+  EXPECT_FALSE(copy == o);
+  OutputInfos plain(3);
+  EXPECT_FALSE(plain == o);
+  plain.push_back(OutputInfo{"x", {}});
+  EXPECT_EQ(plain.size(), 4u);
+  EXPECT_EQ(plain.back().name, "x");
+  EXPECT_THROW((void)c.at(3), std::out_of_range);
+  OutputInfos from_vector = std::vector<OutputInfo>(2);
+  EXPECT_TRUE(from_vector.all_default());
+  EXPECT_TRUE(from_vector == OutputInfos(2));
+}
+
+TEST(GraphStorage, AttributesAreCopyOnWrite) {
+  Attributes a = conv_attrs(1);
+  Attributes b = a;
+  EXPECT_TRUE(a.shares_with(b));
+  b.set("padding", std::string("VALID"));
+  EXPECT_FALSE(a.shares_with(b));
+  EXPECT_EQ(*a.get_if<std::string>("padding"), "SAME");
+  EXPECT_EQ(*b.get_if<std::string>("padding"), "VALID");
+  Attributes c = a;
+  EXPECT_EQ(c.find("missing"), nullptr);  // a miss through the mutable find keeps sharing
+  EXPECT_TRUE(c.shares_with(a));
+  EXPECT_TRUE(c.erase("strides"));
+  EXPECT_FALSE(c.shares_with(a));
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_TRUE(c.erase("padding"));
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(c.begin(), c.end());
+}
+
+TEST(GraphStorage, GraphSharesIdenticalAttributeSets) {
+  Graph g;
+  NodeId x = g.add_input("x");
+  NodeId a = g.add_node("a", op("Conv2D"), {{x, 0}}, conv_attrs(1));
+  NodeId b = g.add_node("b", op("Conv2D"), {{a, 0}}, conv_attrs(1));
+  NodeId c = g.add_node("c", op("Conv2D"), {{b, 0}}, conv_attrs(2));
+  Attributes reordered;
+  reordered.set("padding", std::string("SAME"));
+  reordered.set("strides", std::vector<std::int64_t>{1, 1});
+  NodeId d = g.add_node("d", op("Conv2D"), {{c, 0}}, reordered);
+  Attributes neg, pos;
+  neg.set("alpha", -0.0f);
+  pos.set("alpha", 0.0f);
+  NodeId e = g.add_node("e", op("LeakyRelu"), {{d, 0}}, neg);
+  NodeId f = g.add_node("f", op("LeakyRelu"), {{e, 0}}, pos);
+  EXPECT_TRUE(g.node(a).attrs.shares_with(g.node(b).attrs));
+  EXPECT_FALSE(g.node(a).attrs.shares_with(g.node(c).attrs));
+  // Order is kept for files, and -0.0 is written differently from 0.0: no sharing.
+  EXPECT_FALSE(g.node(a).attrs.shares_with(g.node(d).attrs));
+  EXPECT_FALSE(g.node(e).attrs.shares_with(g.node(f).attrs));
+  // Changing one node's attributes leaves the others alone.
+  g.attrs(b).set("padding", std::string("VALID"));
+  EXPECT_EQ(*g.node(a).attrs.get_if<std::string>("padding"), "SAME");
+  EXPECT_EQ(*g.node(b).attrs.get_if<std::string>("padding"), "VALID");
+  // A copy of the graph shares entries, and changing it leaves the original alone.
+  Graph copy = g;
+  copy.attrs(a).set("padding", std::string("VALID"));
+  EXPECT_EQ(*g.node(a).attrs.get_if<std::string>("padding"), "SAME");
+  g.validate();
+  copy.validate();
+}
+
+TEST(GraphStorage, UsesAndOpsFollowMutation) {
+  Graph g;
+  NodeId x = g.add_input("x");
+  NodeId s = g.add_node("s", op("Split"), {{x, 0}}, {}, 2);
+  NodeId a = g.add_node("a", op("Relu"), {{s, 1}});
+  NodeId b = g.add_node("b", op("Add"), {{s, 0}, {s, 1}});
+  auto uses = g.uses(s);
+  EXPECT_EQ(std::vector<Use>(uses.begin(), uses.end()), (std::vector<Use>{{a, 0}, {b, 0}, {b, 1}}));
+  EXPECT_EQ(g.consumers({s, 1}), (std::vector<Use>{{a, 0}, {b, 1}}));
+  EXPECT_EQ(g.use_count({s, 0}), 1u);
+  EXPECT_EQ(g.use_count(s), 3u);
+  g.set_input(b, 0, {x, 0});
+  EXPECT_EQ(g.use_count({s, 0}), 0u);
+  EXPECT_EQ(g.consumers({x, 0}), (std::vector<Use>{{s, 0}, {b, 0}}));
+  EXPECT_EQ(g.op(b), op("Add"));
+  g.set_op(b, op("Mul"));
+  EXPECT_EQ(g.op(b), op("Mul"));
+  EXPECT_EQ(g.node(b).op, op("Mul"));
+  g.set_inputs(b, {});
+  g.remove_node(b);
+  EXPECT_EQ(g.use_count(s), 1u);
+  EXPECT_FALSE(g.alive(b));
+  EXPECT_FALSE(g.op(b).valid());
+  g.validate();
+}
+
+TEST(GraphStorage, NodeReferencesSurviveGrowth) {
+  Graph g;
+  NodeId first = g.add_input("x");
+  const Node& ref = g.node(first);
+  for (int i = 0; i < 5000; ++i) g.add_node("n" + std::to_string(i), op("Relu"), {{first, 0}});
+  EXPECT_EQ(&ref, &g.node(first));
+  EXPECT_EQ(ref.id, "x");
+  EXPECT_EQ(g.use_count(first), 5000u);
+}
+
+TEST(GraphStorage, IdIndexUnderChurn) {
+  // Many removals and renames leave tombstones; lookups must stay right throughout.
+  Graph g;
+  NodeId x = g.add_input("x");
+  std::vector<NodeId> made;
+  for (int i = 0; i < 3000; ++i) made.push_back(g.add_node("v" + std::to_string(i), op("Relu"), {{x, 0}}));
+  std::mt19937 rng(7);
+  std::vector<char> gone(made.size(), 0);
+  for (int step = 0; step < 6000; ++step) {
+    auto k = static_cast<std::size_t>(rng() % made.size());
+    if (gone[k]) continue;
+    if (rng() % 2) {
+      g.remove_node(made[k]);
+      gone[k] = 1;
+    } else {
+      g.rename(made[k], "r" + std::to_string(step));
+    }
+  }
+  for (std::size_t k = 0; k < made.size(); ++k) {
+    if (gone[k]) {
+      EXPECT_FALSE(g.find("v" + std::to_string(k)));
+      continue;
+    }
+    const std::string& id = g.node(made[k]).id;
+    ASSERT_TRUE(g.find(id)) << id;
+    EXPECT_EQ(*g.find(id), made[k]);
+  }
+  for (int i = 0; i < 3000; ++i) g.add_node("w" + std::to_string(i), op("Tanh"), {{x, 0}});
+  EXPECT_TRUE(g.find("w2999"));
+  g.validate();
+  g.compact();
+  g.validate();
+}
+
+TEST(GraphStorage, TopologicalOrderOfAGeneratedGraph) {
+  Graph g = generate_cnn_graph(GenerateOptions{20000, 3, true});
+  std::vector<NodeId> order = g.topological_order();
+  ASSERT_EQ(order.size(), g.size());
+  std::vector<std::size_t> at(g.capacity());
+  for (std::size_t i = 0; i < order.size(); ++i) at[order[i]] = i;
+  for (NodeId n : g.nodes())
+    for (ValueRef v : g.node(n).inputs)
+      if (v.valid()) {
+        EXPECT_LT(at[v.node], at[n]);
+      }
+  // Identical Const shapes and Conv2D settings are shared: a handful of sets in all.
+  EXPECT_LE(g.storage().attrs.size(), 8u);
+}
+
+TEST(GraphStorage, BoostSnapshotMatchesTheGraph) {
+  Graph g = generate_cnn_graph(GenerateOptions{2000, 5, true});
+  g.remove_node(g.add_node("extra", op("Relu"), {{g.inputs()[0], 0}}));  // a dead vertex
+  BoostGraph b = boost_snapshot(g);
+  EXPECT_EQ(boost::num_vertices(b), g.capacity());
+  std::size_t edges = 0;
+  for (NodeId n : g.nodes()) {
+    for (ValueRef v : g.node(n).inputs) edges += v.valid();
+    EXPECT_EQ(boost::in_degree(n, b), g.node(n).inputs.size());
+    EXPECT_EQ(b[n].op, g.node(n).op);
+  }
+  EXPECT_EQ(boost::num_edges(b), edges);
+  EXPECT_FALSE(b[g.capacity() - 1].alive);
+  auto [it, end] = boost::in_edges(*g.find("n3"), b);
+  for (; it != end; ++it) {
+    ValueRef v = g.node(*g.find("n3")).inputs[b[*it].dst_slot];
+    EXPECT_EQ(v.node, boost::source(*it, b));
+    EXPECT_EQ(v.port, b[*it].src_port);
+  }
+}
