@@ -34,8 +34,9 @@ GraphFormat format_for_path(const std::string& path) {
   if (ext == ".json") return GraphFormat::Json;
   if (ext == ".onnx") return GraphFormat::Onnx;
   if (ext == ".dot" || ext == ".gv") return GraphFormat::Dot;
+  if (ext == ".gfb") return GraphFormat::Binary;
   throw Error(SourceLoc{path}, "unknown graph format '" + ext +
-                                   "' (expected .graph, .yaml, .yml, .json, .onnx or .dot)");
+                                   "' (expected .graph, .yaml, .yml, .json, .onnx, .dot or .gfb)");
 }
 
 std::string read_file(const std::string& path) {
@@ -43,10 +44,22 @@ std::string read_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw Error(SourceLoc{path}, "cannot read: is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_errno(path, "cannot open", errno);
+  // Straight into one string of the file's size: a stringstream would hold the bytes
+  // twice more, which for a multi-gigabyte graph file is the peak of the whole load.
+  std::string out;
+  auto size = std::filesystem::file_size(path, ec);
+  if (!ec) {
+    out.resize(size);
+    in.read(out.data(), static_cast<std::streamsize>(size));
+    out.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) fail_errno(path, "cannot read", errno);
+    if (in.peek() == std::char_traits<char>::eof()) return out;
+    in.clear();  // the file grew while we read: take the rest too
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) fail_errno(path, "cannot read", errno);
-  return ss.str();
+  return out + ss.str();
 }
 
 void write_file_atomic(const std::string& path, std::string_view content) {
@@ -100,6 +113,7 @@ Graph load_graph(const std::string& path) {
     case GraphFormat::Json: g = parse_graph_yaml(read_file(path), path); break;
     case GraphFormat::Onnx: g = load_onnx(path); break;
     case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
+    case GraphFormat::Binary: g = parse_graph_binary(read_file(path), path); break;
   }
   g.source_file = path;
   return g;
@@ -111,6 +125,7 @@ void save_graph(const Graph& g, const std::string& path) {
     case GraphFormat::Yaml: return write_file_atomic(path, write_graph_yaml(g));
     case GraphFormat::Json: return write_file_atomic(path, write_graph_json(g));
     case GraphFormat::Dot: return write_file_atomic(path, write_graph_dot(g));
+    case GraphFormat::Binary: return write_file_atomic(path, write_graph_binary(g));
     case GraphFormat::Onnx: return save_onnx(g, path);  // writes beside the target and renames too
   }
 }

@@ -2,6 +2,7 @@
 // string escapes.
 #include "text_values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -135,6 +136,15 @@ std::string put_int(const Element& e, std::string& bytes) {
 }  // namespace
 
 std::vector<NodeId> write_order(const Graph& g) {
+  // When every input comes from a lower id (a graph built producers-first and rewritten
+  // in place), taking the lowest ready id each time is plain id order: one cheap pass
+  // instead of a heap over the whole graph.
+  std::vector<NodeId> ids = g.nodes();
+  auto upstream = [&](NodeId n) {
+    const auto& ins = g.node(n).inputs;
+    return std::all_of(ins.begin(), ins.end(), [n](ValueRef v) { return !v.valid() || v.node < n; });
+  };
+  if (std::all_of(ids.begin(), ids.end(), upstream)) return ids;
   std::vector<std::uint32_t> pending(g.capacity(), 0);
   std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
   for (NodeId n : g.nodes()) {

@@ -345,7 +345,7 @@ TEST(IoFiles, FormatForPath) {
   EXPECT_EQ(format_for_path("m.onnx"), GraphFormat::Onnx);
   EXPECT_EQ(format_for_path("g.dot"), GraphFormat::Dot);
   EXPECT_EQ(error_of([] { format_for_path("notes.txt"); }),
-            "notes.txt: unknown graph format '.txt' (expected .graph, .yaml, .yml, .json, .onnx or .dot)");
+            "notes.txt: unknown graph format '.txt' (expected .graph, .yaml, .yml, .json, .onnx, .dot or .gfb)");
 }
 
 TEST(IoFiles, SaveAndLoadEveryFormat) {
