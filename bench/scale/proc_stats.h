@@ -1,6 +1,8 @@
 // Process measurements for the scale benchmarks: wall clock, resident memory, load average.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstddef>
 #include <fstream>
@@ -12,6 +14,15 @@ using Clock = std::chrono::steady_clock;
 
 inline double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// CPU time (user + system, all threads) the process has used, in milliseconds. Less
+/// disturbed than wall time when other jobs share the cores.
+inline double cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto ms = [](timeval t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  return ms(u.ru_utime) + ms(u.ru_stime);
 }
 
 /// A field of /proc/self/status in bytes ("VmHWM", "VmRSS"); 0 when unavailable.

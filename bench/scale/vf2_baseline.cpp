@@ -48,18 +48,17 @@ std::optional<PatternShape> pattern_shape(const match::MatchProgram& p, std::str
   return s;
 }
 
-std::vector<NodeId> vf2_roots(const Graph& g, const PatternShape& shape) {
+std::vector<NodeId> vf2_roots(const BoostGraph& big, const PatternShape& shape) {
   PatternGraph pat;
   for (const PatternNode& n : shape.nodes) boost::add_vertex(n, pat);
   for (const auto& e : shape.edges) boost::add_edge(e.from, e.to, EdgeLabel{e.port, e.slot}, pat);
-  const BoostGraph& big = g.storage().g;
 
   auto same_vertex = [&](PatternGraph::vertex_descriptor pv, BoostGraph::vertex_descriptor gv) {
-    const VertexSlot& slot = big[gv];
-    if (!slot.alive) return false;
+    const VertexLabel& v = big[gv];
+    if (!v.alive) return false;
     const PatternNode& pn = pat[pv];
-    if (pn.arity >= 0 && slot.node.inputs.size() != static_cast<std::size_t>(pn.arity)) return false;
-    return pn.ops.empty() || std::find(pn.ops.begin(), pn.ops.end(), slot.node.op) != pn.ops.end();
+    if (pn.arity >= 0 && v.arity != static_cast<std::uint32_t>(pn.arity)) return false;
+    return pn.ops.empty() || std::find(pn.ops.begin(), pn.ops.end(), v.op) != pn.ops.end();
   };
   auto same_edge = [&](PatternGraph::edge_descriptor pe, BoostGraph::edge_descriptor ge) {
     return pat[pe].src_port == big[ge].src_port && pat[pe].dst_slot == big[ge].dst_slot;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/storage.h"
 #include "graphfuse/graph.h"
 #include "match/program.h"
 
@@ -31,8 +32,9 @@ struct PatternShape {
 std::optional<PatternShape> pattern_shape(const match::MatchProgram& p, std::string* why);
 
 /// The graph nodes that some embedding maps the pattern's root to, found by
-/// boost::vf2_subgraph_mono over Graph::storage() (port-aware edge predicate, op-type
-/// and arity vertex predicate). Sorted, without duplicates.
-std::vector<NodeId> vf2_roots(const Graph& g, const PatternShape& shape);
+/// boost::vf2_subgraph_mono over a Boost snapshot of the graph (boost_snapshot() in
+/// engine/graph/storage.h) with a port-aware edge predicate and an op-type and arity
+/// vertex predicate. Sorted, without duplicates.
+std::vector<NodeId> vf2_roots(const BoostGraph& big, const PatternShape& shape);
 
 }  // namespace graphfuse::bench
