@@ -134,7 +134,7 @@ class Driver {
     is_output_.resize(cap, 0);
     pos_.resize(id_order_ ? cap - base_ : cap, 0.0);
   }
-  static constexpr std::size_t kPrefetchAhead = 4;
+  static constexpr std::size_t kPrefetchAhead = 8;
   // Two stages: node records first, then (once those are likely loaded) the input
   // lists they point to.
   void prefetch(const match::Embedding& e, bool inputs) const {
