@@ -187,6 +187,12 @@ void Graph::set_op(NodeId n, OpType op) {
   store_->hot[n].op = op;
 }
 
+void Graph::set_attrs(NodeId n, Attributes attrs) {
+  Attributes& a = mut_(n).attrs;
+  a = std::move(attrs);
+  store_->attrs.intern(a);
+}
+
 void Graph::set_num_outputs(NodeId n, std::uint32_t count) {
   mut_(n).outputs.resize(std::max<std::uint32_t>(count, 1));
 }

@@ -24,7 +24,7 @@ void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> input
   uses_changed(inputs);
   g_.set_op(n, op);
   g_.set_inputs(n, std::move(inputs));
-  g_.attrs(n) = std::move(attrs);
+  g_.set_attrs(n, std::move(attrs));  // shares the set with identical fused nodes
   changes_.push_back({ChangeKind::Replaced, n});
 }
 

@@ -248,6 +248,9 @@ class Graph {
   void set_inputs(NodeId n, std::vector<ValueRef> inputs);
   /// Changes n's op type.
   void set_op(NodeId n, OpType op);
+  /// Replaces n's attributes. Prefer it to `attrs(n) = ...`: an identical small set
+  /// already in the graph is shared rather than stored again (add_node does the same).
+  void set_attrs(NodeId n, Attributes attrs);
   /// Changes n's number of outputs (uses of dropped ports must be gone).
   void set_num_outputs(NodeId n, std::uint32_t count);
   /// Renames a node (throws Error if the new id is taken).
