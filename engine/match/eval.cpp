@@ -356,7 +356,31 @@ std::vector<ValueRef> variadic_values(const Graph& g, const Embedding& e, const 
 }
 
 bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c) {
-  auto d = const_data(g, v);
+  if (!is_constant(g, v) || v.port != 0) return false;
+  if (const Tensor* t = g.node(v.node).attrs.get_if<Tensor>("value")) {
+    // Streamed element by element: a candidate may be a large weight tensor, and the
+    // first element that differs settles it.
+    std::int64_t n = t->num_elements();
+    if (!t->has_data() || n == 0 || t->data->size() < static_cast<std::size_t>(n) * dtype_size(t->dtype)) return false;
+    if (c.has_tensor && t->shape != c.tensor.shape) return false;
+    const bool ints = is_int_type(t->dtype);
+    for (std::int64_t k = 0; k < n; ++k) {
+      double want = c.value;
+      if (c.has_tensor) {
+        auto w = tensor_element(c.tensor, k);
+        if (!w) return false;
+        want = *w;
+      }
+      if (ints) {
+        if (static_cast<double>(*int_element(*t, k)) != want) return false;
+      } else {
+        auto d = tensor_element(*t, k);
+        if (!d || !close(*d, want)) return false;
+      }
+    }
+    return true;
+  }
+  auto d = const_data(g, v);  // ONNX Constant's value_float(s) / value_int(s): small
   if (!d || d->size() == 0) return false;
   if (c.has_tensor) {
     if (d->shape != c.tensor.shape || static_cast<std::int64_t>(d->size()) != c.tensor.num_elements()) return false;

@@ -134,8 +134,8 @@ TEST(MatchVm, OpAlternativesAndAnyOp) {
 }
 
 TEST(MatchVm, ForkEnumeratesAlternatives) {
-  // The compiler emits no forks yet (commutative ops come with the full pattern
-  // language), so build Add(x, Relu(y)) with both operand orders by hand.
+  // A hand-built program (the compiler's own forks come from commutative ops, tested in
+  // lang_match_test.cpp): Add(x, Relu(y)) with both operand orders.
   Graph g;
   NodeId a = g.add_input("a");
   NodeId r1 = g.add_node("r1", op("Relu"), {{a, 0}});
