@@ -33,7 +33,7 @@ OutputInfos& OutputInfos::operator=(const OutputInfos& o) {
   return *this;
 }
 
-OutputInfos::OutputInfos(OutputInfos&& o) noexcept : count_(o.count_), items_(o.items_) {
+OutputInfos::OutputInfos(OutputInfos&& o) noexcept : items_(o.items_), count_(o.count_) {
   o.count_ = 0;
   o.items_ = nullptr;
 }

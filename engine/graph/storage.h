@@ -131,7 +131,7 @@ class ChunkedStore {
 
 /// NodeIds by id string: open addressing with linear probing over 8-byte slots (NodeId
 /// and 32 bits of the id's hash; the string itself stays in the node record, read only
-/// when the hash bits agree). 11-23 bytes a node, no allocation per node.
+/// when the hash bits agree). 11-22 bytes a node, no allocation per node.
 ///
 /// Removing a node does not touch the table (a random access into it costs more than
 /// the rest of the removal): the slot goes stale, lookups skip it because the node is
@@ -145,8 +145,7 @@ class IdIndex {
   NodeId find(std::string_view id, const Is& is) const {
     if (slots_.empty()) return kNoNode;
     std::uint32_t h = hash_(id);
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = home_(h);; i = next_(i)) {
       const Slot& s = slots_[i];
       if (s.node == kEmpty) return kNoNode;
       if (s.hash == h && s.node != kTomb && is(s.node)) return s.node;
@@ -156,11 +155,10 @@ class IdIndex {
   /// the table is rebuilt.
   template <class Alive>
   void insert(std::string_view id, NodeId n, const Alive& alive) {
-    if ((used_ + 1) * 10 > slots_.size() * 7) rehash_(std::max<std::size_t>(live_ + 1, 8) * 2, alive);
+    if ((used_ + 1) * 4 > slots_.size() * 3) rehash_(std::max<std::size_t>(live_ + 1, 8) * 2, alive);
     std::uint32_t h = hash_(id);
-    std::size_t mask = slots_.size() - 1;
-    std::size_t i = h & mask;
-    while (slots_[i].node != kEmpty && slots_[i].node != kTomb) i = (i + 1) & mask;
+    std::size_t i = home_(h);
+    while (slots_[i].node != kEmpty && slots_[i].node != kTomb) i = next_(i);
     used_ += slots_[i].node == kEmpty;
     slots_[i] = Slot{n, h};
     ++live_;
@@ -168,8 +166,7 @@ class IdIndex {
   /// Removes n, filed under `id`, now (for a rename: n stays alive).
   void erase(std::string_view id, NodeId n) {
     if (slots_.empty()) return;
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash_(id) & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = home_(hash_(id));; i = next_(i)) {
       if (slots_[i].node == kEmpty) return;
       if (slots_[i].node == n) {
         slots_[i].node = kTomb;
@@ -183,7 +180,7 @@ class IdIndex {
   /// Room for `n` entries without rehashing.
   template <class Alive>
   void reserve(std::size_t n, const Alive& alive) {
-    if (n * 10 > slots_.size() * 7) rehash_(n, alive);
+    if (n * 4 > slots_.size() * 3) rehash_(n, alive);
   }
   std::size_t size() const { return live_; }
 
@@ -198,17 +195,20 @@ class IdIndex {
     std::size_t h = std::hash<std::string_view>{}(s);
     return static_cast<std::uint32_t>(h ^ (h >> 32));
   }
+  // Any table size, not just powers of two (a power of two would waste up to half the
+  // table): the home slot scales the 32-bit hash to the size with a multiply.
+  std::size_t home_(std::uint32_t h) const { return static_cast<std::size_t>((std::uint64_t{h} * slots_.size()) >> 32); }
+  std::size_t next_(std::size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
   template <class Alive>
   void rehash_(std::size_t entries, const Alive& alive) {
-    std::size_t cap = 16;
-    while (cap * 7 < entries * 10) cap *= 2;
+    std::size_t cap = std::max<std::size_t>(16, entries * 4 / 3 + 1);  // at most 3/4 full
     SlotArray old = std::move(slots_);
     slots_ = SlotArray(cap);
     used_ = 0;
     for (const Slot& s : old) {
       if (s.node == kEmpty || s.node == kTomb || !alive(s.node)) continue;
-      std::size_t i = s.hash & (cap - 1);
-      while (slots_[i].node != kEmpty) i = (i + 1) & (cap - 1);
+      std::size_t i = home_(s.hash);
+      while (slots_[i].node != kEmpty) i = next_(i);
       slots_[i] = s;
       ++used_;
     }
@@ -246,7 +246,7 @@ class IdIndex {
     Slot* p_ = nullptr;
     std::size_t n_ = 0;
   };
-  SlotArray slots_;  // power-of-two size
+  SlotArray slots_;
   std::size_t used_ = 0;     // live, stale and tombstones
   std::size_t live_ = 0;
 };

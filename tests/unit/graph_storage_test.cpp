@@ -22,6 +22,14 @@ Attributes conv_attrs(std::int64_t stride) {
 }
 }  // namespace
 
+TEST(GraphStorage, NodeLayout) {
+  // The per-node budget (issue 7: <= 300 bytes a node at peak) is planned around these;
+  // libstdc++'s 32-byte std::string sets most of it.
+  EXPECT_EQ(sizeof(OutputInfos), 16u);
+  EXPECT_LE(sizeof(Node), 128u);
+  EXPECT_LE(sizeof(HotRecord), 24u);
+}
+
 TEST(GraphStorage, OutputInfosStayCompactUntilNamed) {
   OutputInfos o(3);
   EXPECT_EQ(o.size(), 3u);

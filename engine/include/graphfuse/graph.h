@@ -160,18 +160,20 @@ class OutputInfos {
 
  private:
   void materialize_();
-  std::uint32_t count_ = 0;
   OutputInfo* items_ = nullptr;  // count_ entries, or null while all are default
+  std::uint32_t count_ = 0;      // last, so Node can put its op in the padding after it
 };
 
 /// A node. Input order is meaningful.
 struct Node {
   std::string id;
-  OpType op;
   Attributes attrs;
   std::vector<ValueRef> inputs;
-  OutputInfos outputs;  ///< size = number of outputs (>= 1)
-  SourceLoc loc;        ///< where the node was written, when loaded from text
+  // `op` follows `outputs` so that it fits in the padding at the end of OutputInfos
+  // (no_unique_address lets the compiler use it): 128 bytes a node instead of 136.
+  [[no_unique_address]] OutputInfos outputs;  ///< size = number of outputs (>= 1)
+  OpType op;
+  SourceLoc loc;  ///< where the node was written, when loaded from text
 };
 
 /// Well-known op names used by the graph layer itself.
