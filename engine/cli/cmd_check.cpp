@@ -1,4 +1,7 @@
 // `graphfuse check FILE...`: parse and compile rule files without a graph.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -14,13 +17,30 @@ struct CheckOptions {
   bool programs = false;
 };
 
+// The rule files to load for `path`: the file itself, or, for a rule-test file without
+// rules of its own (`load:` + `tests:`), the files it loads, together.
+std::vector<std::string> rule_files_of(const std::string& path) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (root.IsMap() && !root["rules"] && root["load"] && root["load"].IsSequence()) {
+      std::vector<std::string> files;
+      std::filesystem::path dir = std::filesystem::path(path).parent_path();
+      for (const YAML::Node& f : root["load"]) files.push_back((dir / f.as<std::string>()).lexically_normal().string());
+      return files;
+    }
+  } catch (const YAML::Exception&) {
+    // The loader reports malformed YAML with its position.
+  }
+  return {path};
+}
+
 // Each file loads on its own (with its includes), so one broken file does not hide
 // the errors of the next.
 int run_check(const CheckOptions& o) {
   int failed = 0;
   for (const std::string& path : o.files) {
     try {
-      RuleSet rules = load_rule_files({path});
+      RuleSet rules = load_rule_files(rule_files_of(path));
       std::size_t disabled = rules.size() - rules.enabled().size();
       std::cout << path << ": " << rules.size() << (rules.size() == 1 ? " rule" : " rules");
       if (disabled) std::cout << " (" << disabled << " disabled)";
@@ -41,7 +61,7 @@ int run_check(const CheckOptions& o) {
 void register_check(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Parse and compile rule files (no graph needed); report errors with positions");
-  cmd->add_option("FILES", opt->files, "Rule files")->required();
+  cmd->add_option("FILES", opt->files, "Rule files (a rule-test file checks the rule files it loads)")->required();
   cmd->add_flag("--programs", opt->programs, "Also print each rule's compiled match program");
   cmd->callback([opt, &run] { run = [opt] { return run_check(*opt); }; });
 }

@@ -91,6 +91,11 @@ TEST(LangCheck, CommandReportsEachFileWithCaret) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find(good + ": 1 rule, ok"), std::string::npos) << out;
+  // A rule-test file without rules of its own is checked through the files it loads.
+  std::string cases = std::string(GRAPHFUSE_SOURCE_DIR) + "/tests/rules/seed_cases.yaml";
+  auto [cases_out, cases_status] = run(cli + " check " + cases);
+  EXPECT_EQ(cases_status, 0);
+  EXPECT_EQ(cases_out, cases + ": 1 rule, ok\n");
   auto [prog, prog_status] = run(cli + " check --programs " + good);
   EXPECT_EQ(prog_status, 0);
   EXPECT_NE(prog.find("13  accept"), std::string::npos) << prog;
