@@ -280,8 +280,7 @@ std::vector<NodeId> Driver::footprint(const match::Embedding& e) const {
     out.push_back(n);
     for (ValueRef v : g_.node(n).inputs)
       if (v.valid()) out.push_back(v.node);
-    for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
-      for (const Use& u : g_.consumers(ValueRef{n, p})) out.push_back(u.node);
+    for (const Use& u : g_.uses(n)) out.push_back(u.node);
   }
   return out;
 }

@@ -95,8 +95,11 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   const Graph& g = rw.graph();
   const NodeId root = e.nodes[0];
   const std::string root_id = g.node(root).id;
+  // The roots' ops before they are replaced, for the trace only (naming an op takes the
+  // interning table's lock, which a million rewrites should not pay for).
   std::vector<std::string> root_ops;
-  for (std::uint32_t r : mp.roots) root_ops.emplace_back(g.node(e.nodes[r]).op.name());
+  if (trace)
+    for (std::uint32_t r : mp.roots) root_ops.emplace_back(g.node(e.nodes[r]).op.name());
 
   // Every attribute is computed before the first mutation: the roots' own attributes
   // may be read by the template and are about to be replaced.

@@ -50,12 +50,9 @@ std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task
   constexpr std::size_t kParallelFrom = 4096;
   std::vector<NodeId> next;
   if (arena == nullptr || arena->max_concurrency() <= 1 || level.size() < kParallelFrom) {
-    for (NodeId n : level) {
-      if (g_.use_count(n) == 0) continue;
-      for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
-        for (const Use& u : g_.consumers(ValueRef{n, p}))
-          if (claim(u.node)) next.push_back(u.node);
-    }
+    for (NodeId n : level)
+      for (const Use& u : g_.uses(n))
+        if (claim(u.node)) next.push_back(u.node);
     return next;
   }
   tbb::enumerable_thread_specific<std::vector<NodeId>> parts;
@@ -63,12 +60,9 @@ std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.size(), 2048), [&](const tbb::blocked_range<std::size_t>& r) {
       std::vector<NodeId>& out = parts.local();
       for (std::size_t i = r.begin(); i != r.end(); ++i) {
-        NodeId n = level[i];
-        if (g_.use_count(n) == 0) continue;
-        for (std::uint32_t p = 0; p < g_.node(n).outputs.size(); ++p)
-          for (const Use& u : g_.consumers(ValueRef{n, p}))
-            if (std::atomic_ref<int>(stamp_[u.node]).exchange(round_, std::memory_order_relaxed) != round_)
-              out.push_back(u.node);
+        for (const Use& u : g_.uses(level[i]))
+          if (std::atomic_ref<int>(stamp_[u.node]).exchange(round_, std::memory_order_relaxed) != round_)
+            out.push_back(u.node);
       }
     });
   });
