@@ -52,7 +52,27 @@ Node& Graph::mut_(NodeId n) { return store_->nodes[n]; }
 Attributes& Graph::attrs(NodeId n) { return mut_(n).attrs; }
 OutputInfos& Graph::output_infos(NodeId n) { return mut_(n).outputs; }
 
+void Graph::begin_bulk() {
+  end_bulk();
+  store_->bulk = true;
+  store_->bulk_first = capacity();
+}
+
+void Graph::end_bulk() {
+  GraphStorage& s = *store_;
+  if (!s.bulk) return;
+  s.bulk = false;
+  std::vector<std::uint32_t> hashes = std::move(s.bulk_hashes);
+  s.bulk_hashes.clear();
+  auto same = [&s](NodeId a, NodeId b) { return s.hot[a].alive && s.hot[b].alive && s.nodes[a].id == s.nodes[b].id; };
+  NodeId dup = s.by_id.insert_bulk(hashes, s.bulk_first, same, alive_in(s));
+  if (dup == kNoNode) return;
+  // The graph is unusable now (two nodes with one id): say which, the way add_node would.
+  throw Error(node(dup).loc, "duplicate node id '" + node(dup).id + "'");
+}
+
 std::optional<NodeId> Graph::find(std::string_view id) const {
+  if (store_->bulk) const_cast<Graph*>(this)->end_bulk();  // see begin_bulk()
   NodeId n = store_->by_id.find(id, id_is(*store_, id));
   if (n == kNoNode) return std::nullopt;
   return n;
@@ -75,7 +95,7 @@ void Graph::remove_use_(NodeId to, std::uint32_t slot) {
 
 NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
                        std::uint32_t num_outputs, SourceLoc loc) {
-  if (find(id)) throw Error(loc, "duplicate node id '" + id + "'");
+  if (!store_->bulk && find(id)) throw Error(loc, "duplicate node id '" + id + "'");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ValueRef& v = inputs[i];
     if (!v.valid()) continue;
@@ -98,7 +118,8 @@ NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, 
   nd.inputs = std::move(inputs);
   nd.outputs.resize(std::max<std::uint32_t>(num_outputs, 1));
   nd.loc = std::move(loc);
-  store_->by_id.insert(nd.id, n, alive_in(*store_));
+  if (store_->bulk) store_->bulk_hashes.push_back(IdIndex::hash_of(nd.id));
+  else store_->by_id.insert(nd.id, n, alive_in(*store_));
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) add_use_(nd.inputs[i], n, i);
   ++live_;
   return n;
@@ -198,6 +219,7 @@ void Graph::set_num_outputs(NodeId n, std::uint32_t count) {
 }
 
 void Graph::rename(NodeId n, std::string new_id) {
+  end_bulk();
   Node& nd = mut_(n);
   if (nd.id == new_id) return;
   if (find(new_id)) throw Error(nd.loc, "duplicate node id '" + new_id + "'");
@@ -214,6 +236,7 @@ void Graph::replace_all_uses(ValueRef from, ValueRef to) {
 }
 
 void Graph::remove_node(NodeId n) {
+  end_bulk();
   Node& nd = mut_(n);
   if (use_count(n) != 0) throw node_error(nd, "cannot remove a node that still has uses");
   if (has_graph_output(n)) throw node_error(nd, "cannot remove a node that is a graph output");

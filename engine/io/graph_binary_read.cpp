@@ -24,7 +24,13 @@ class BinaryReader {
     Attributes props = attr_set();
     std::uint64_t count = count_of("node", 3);
     g.reserve(count);
+    g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
     for (std::uint64_t i = 0; i < count; ++i) node(g, i);
+    try {
+      g.end_bulk();
+    } catch (const Error& e) {
+      fail(e.message());
+    }
     std::vector<NodeId> ins(count_of("graph input", 1));
     for (NodeId& n : ins) n = node_index(count, "a graph input");
     g.set_inputs_list(std::move(ins));

@@ -128,6 +128,13 @@ class BinaryWriter {
       varint(binio::kEmptySet);
       return;
     }
+    // Shared sets (interned by the graph) are looked up by address: no encoding, no
+    // hashing of the bytes. The graph keeps them alive while we write.
+    auto known = by_identity_.find(a.identity());
+    if (known != by_identity_.end()) {
+      varint(binio::kFirstSetRef + known->second);
+      return;
+    }
     scratch_.clear();
     varint_to(scratch_, a.size());
     for (const auto& [k, v] : a) {
@@ -143,6 +150,7 @@ class BinaryWriter {
     auto it = sets_.find(scratch_);
     if (it != sets_.end()) {
       varint(binio::kFirstSetRef + it->second);
+      remember(a, it->second);
       return;
     }
     if (sets_.size() >= kMaxSets) {
@@ -152,8 +160,12 @@ class BinaryWriter {
     }
     auto number = static_cast<std::uint32_t>(sets_.size());
     sets_.emplace(scratch_, number);
+    remember(a, number);
     varint(binio::kNewSet);
     out_.append(scratch_);
+  }
+  void remember(const Attributes& a, std::uint32_t number) {
+    if (by_identity_.size() < kMaxSets) by_identity_.emplace(a.identity(), number);
   }
 
   // ---- outputs ----------------------------------------------------------------
@@ -185,6 +197,7 @@ class BinaryWriter {
   std::string scratch_;
   std::unordered_map<std::uint32_t, std::uint32_t> ops_;  // OpType index -> table index
   std::unordered_map<std::string, std::uint32_t> sets_;   // encoded set -> set number
+  std::unordered_map<const void*, std::uint32_t> by_identity_;  // Attributes::identity() -> set number
 };
 
 }  // namespace

@@ -63,6 +63,7 @@ class Builder {
 Graph generate_cnn_graph(const GenerateOptions& opt) {
   Graph g;
   g.reserve(opt.nodes + 8);
+  g.begin_bulk();  // ids are unique by construction; file them in one pass at the end
   Builder b(g, opt.seed);
   ValueRef cur{g.add_input("input"), 0};
   while (g.size() + 8 < opt.nodes) {
@@ -83,6 +84,7 @@ Graph generate_cnn_graph(const GenerateOptions& opt) {
     }
   }
   g.add_output(cur);
+  g.end_bulk();
   return g;
 }
 

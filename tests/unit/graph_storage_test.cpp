@@ -214,3 +214,33 @@ TEST(GraphStorage, BoostSnapshotMatchesTheGraph) {
     EXPECT_EQ(v.port, b[*it].src_port);
   }
 }
+
+TEST(GraphStorage, BulkLoadIndexesAtTheEnd) {
+  Graph g;
+  g.add_input("x");
+  g.begin_bulk();
+  for (int i = 0; i < 20000; ++i) g.add_node("b" + std::to_string(i), op("Relu"), {{0, 0}});
+  g.end_bulk();
+  for (int i = 0; i < 20000; i += 997) EXPECT_EQ(*g.find("b" + std::to_string(i)), static_cast<NodeId>(i + 1));
+  EXPECT_EQ(*g.find("x"), 0u);
+  g.validate();
+  // find() during a bulk load files what is pending first.
+  g.begin_bulk();
+  NodeId late = g.add_node("late", op("Tanh"), {{0, 0}});
+  EXPECT_EQ(*g.find("late"), late);
+  g.add_node("later", op("Tanh"), {{0, 0}});
+  g.end_bulk();
+  EXPECT_TRUE(g.find("later"));
+  // A duplicate is found when the ids are filed, and named.
+  Graph d;
+  d.add_input("x");
+  d.begin_bulk();
+  d.add_node("a", op("Relu"), {{0, 0}});
+  d.add_node("x", op("Relu"), {{0, 0}});
+  try {
+    d.end_bulk();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "duplicate node id 'x'");
+  }
+}

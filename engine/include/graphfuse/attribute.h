@@ -98,6 +98,10 @@ class Attributes {
   std::vector<Entry>::const_iterator end() const { return entries_().end(); }
   /// True when both hold the very same entries (a shared copy): cheap, for tests.
   bool shares_with(const Attributes& o) const { return block_ && block_ == o.block_; }
+  /// The address of the entries, shared by copies (null when empty): equal identities
+  /// mean equal sets, so writers can cache an encoding per identity. Valid while a copy
+  /// lives and unchanged.
+  const void* identity() const { return block_.get(); }
   friend bool operator==(const Attributes& a, const Attributes& b);
 
  private:

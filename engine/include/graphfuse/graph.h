@@ -207,6 +207,13 @@ class Graph {
   /// Makes room for `nodes` nodes in the id index (loaders that know the count call it
   /// so that a million-node load does not rehash its way up). Purely an optimisation.
   void reserve(std::size_t nodes);
+  /// For loaders of big files: from begin_bulk() to end_bulk(), add_node leaves ids out
+  /// of the id index (checking and filing an id is a random memory access, and for a
+  /// graph of millions of nodes those cache misses are most of the load); end_bulk() files
+  /// them all in one ordered pass and throws Error on a duplicate id. find(), rename()
+  /// and remove_node() end a bulk load first.
+  void begin_bulk();
+  void end_bulk();
 
   // ---- queries --------------------------------------------------------------------
   bool alive(NodeId n) const;
