@@ -10,6 +10,13 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   exit 2
 fi
 
+# One install at a time: ctest may start ort_roundtrip and ort_fused together, and two npm
+# installs into one node_modules corrupt each other (TAR_ENTRY_ERROR, half-unpacked packages).
+if command -v flock >/dev/null 2>&1 && [ -z "${GRAPHFUSE_ORT_LOCKED:-}" ]; then
+  export GRAPHFUSE_ORT_LOCKED=1
+  exec flock "$here/.install.lock" "$0" "$@"
+fi
+
 # Already installed at the wanted version: nothing to do (no network needed).
 installed="$(cd "$here" && node -e 'try{process.stdout.write(require("onnxruntime-node/package.json").version)}catch(e){}' 2>/dev/null)"
 if [ "$installed" = "$version" ] && (cd "$here" && node -e 'require("onnxruntime-node")' >/dev/null 2>&1); then

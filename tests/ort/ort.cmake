@@ -10,7 +10,10 @@ target_link_libraries(onnx_roundtrip PRIVATE graphfuse_engine)
 add_test(NAME ort_roundtrip
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:onnx_roundtrip>
                  ${CMAKE_SOURCE_DIR}/../shared/models)
-set_tests_properties(ort_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort)
+# Both ort tests share tests/ort/node_modules: the lock keeps ctest -j from running them side by
+# side (install.sh also takes a file lock for runs outside ctest).
+set_tests_properties(ort_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort
+                     RESOURCE_LOCK ort_node_modules)
 
 # ort_fused applies rules/onnx/*.yaml to every model in ../shared/models and checks ONNX
 # Runtime's outputs for the fused models against the references, that ONNX Runtime runs
@@ -20,4 +23,5 @@ set_tests_properties(ort_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LA
 add_test(NAME ort_fused
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/fused_test.sh $<TARGET_FILE:graphfuse>
                  ${CMAKE_SOURCE_DIR}/../shared/models ${CMAKE_SOURCE_DIR}/rules/onnx)
-set_tests_properties(ort_fused PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort)
+set_tests_properties(ort_fused PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS ort
+                     RESOURCE_LOCK ort_node_modules)
