@@ -8,6 +8,7 @@
 
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
+#include "io/onnx_shapes.h"
 #include "io/text_values.h"
 
 namespace graphfuse::onnx_io {
@@ -218,7 +219,11 @@ class Exporter {
       write_type(names_(v), g_.node(v.node).outputs[v.port].type, *gp_->add_output());
       outputs.insert(names_(v));
     }
-    // Types of intermediate values (shape inference results the file carried) go back as value_info.
+    // Types of intermediate values (shape inference results the file carried) go back as
+    // value_info; types graphfuse inferred at import do not (the file did not have them).
+    std::unordered_set<std::string> inferred;
+    if (const auto* names = prop<std::vector<std::string>>(g_, kInferredValues))
+      inferred.insert(names->begin(), names->end());
     for (NodeId n : g_.nodes()) {
       const Node& nd = g_.node(n);
       if (nd.op == const_op_ || nd.op == input_op_) continue;
@@ -227,7 +232,7 @@ class Exporter {
         const ValueType& vt = nd.outputs[k].type;
         bool known = vt.dtype != DType::Undefined || vt.shape_known ||
                      g_.properties().has(std::string(kTypePrefix) + name);
-        if (!name.empty() && known && !outputs.count(name)) write_type(name, vt, *gp_->add_value_info());
+        if (!name.empty() && known && !outputs.count(name) && !inferred.count(name)) write_type(name, vt, *gp_->add_value_info());
       }
     }
   }

@@ -13,6 +13,7 @@
 
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
+#include "io/onnx_shapes.h"
 
 namespace graphfuse::onnx_io {
 
@@ -39,7 +40,8 @@ namespace {
 // (named nodes, unnamed nodes, graph inputs, initializers) so they are deterministic.
 class Importer {
  public:
-  Importer(const std::string& file, const std::string& dir) : file_(file), dir_(dir) {}
+  Importer(const std::string& file, const std::string& dir, std::vector<InferredType> inferred)
+      : file_(file), dir_(dir), inferred_(std::move(inferred)) {}
 
   Graph run(onnx::ModelProto& model) {
     if (!model.has_graph()) fail("the model has no graph");
@@ -53,6 +55,7 @@ class Importer {
     add_nodes(gp);
     read_value_info(gp);
     add_graph_outputs(gp);
+    add_inferred_types();
     keep_rest(model);
     g_.source_file = file_;
     g_.validate();
@@ -276,6 +279,24 @@ class Importer {
     }
   }
 
+  // Types from shape inference go on outputs the file left untyped, so rules can check
+  // ranks and shapes of intermediate values; their names are listed so that export does
+  // not write them as value_info the file never had.
+  void add_inferred_types() {
+    std::vector<std::string> names;
+    for (const auto& [name, type] : inferred_) {
+      auto it = values_.find(name);
+      if (it == values_.end()) continue;
+      ValueType& vt = g_.output_infos(it->second.node)[it->second.port].type;
+      if (vt.dtype != DType::Undefined || vt.shape_known || g_.properties().has(std::string(kTypePrefix) + name))
+        continue;
+      if (!value_type_from_proto(type, vt)) continue;  // sequences, maps: nothing a rule reads
+      names.push_back(name);
+    }
+    inferred_.clear();
+    if (!names.empty()) g_.properties().set(std::string(kInferredValues), std::move(names));
+  }
+
   // Whatever graphfuse does not interpret (local functions, training info, quantization
   // annotations, fields newer than this libonnx) is kept serialized and merged back on export.
   void keep_rest(onnx::ModelProto& m) {
@@ -310,13 +331,16 @@ class Importer {
   std::unordered_map<std::string, ValueRef> values_;
   std::unordered_map<std::string, ValueType> declared_;
   std::vector<std::pair<std::string, std::string>> graphfuse_attrs_;  ///< "node:attr" -> value
+  std::vector<InferredType> inferred_;  ///< from infer_value_types, in graph order
 };
 
 }  // namespace
 
 Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir) {
   try {
-    return Importer(file, model_dir).run(model);
+    // Inference reads the model before the importer consumes it (moves tensor bytes out).
+    std::vector<InferredType> inferred = infer_value_types(model);
+    return Importer(file, model_dir, std::move(inferred)).run(model);
   } catch (const Error& e) {
     // Conversions deep down do not know the file; every import error should name it.
     if (!e.loc().file.empty()) throw;

@@ -277,9 +277,47 @@ class Evaluator {
         if (auto v = eval(a[0])) return v;
         return eval(a[1]);
       }
+      case Fn::Opset: {
+        auto d = eval(a[0]);
+        const auto* domain = d ? std::get_if<std::string>(&*d) : nullptr;
+        if (!domain) return std::nullopt;
+        return opset_import(g_, *domain);
+      }
+      case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
       case Fn::Native: return native(t);
     }
     return std::nullopt;
+  }
+
+  // Equal shapes, proven: same rank and, dim by dim, the same number, or both unknown but
+  // named by the same symbol (ONNX dim_param). Unknown dims without a shared name could
+  // differ (one of them 1: a broadcast), so they prove nothing.
+  static std::optional<AttrValue> same_shape(const ValueType& a, const ValueType& b) {
+    if (!a.shape_known || !b.shape_known) return std::nullopt;
+    if (a.shape.size() != b.shape.size()) return false;
+    for (std::size_t i = 0; i < a.shape.size(); ++i) {
+      if (a.shape[i] >= 0 && b.shape[i] >= 0) {
+        if (a.shape[i] != b.shape[i]) return false;
+        continue;
+      }
+      const std::string* pa = i < a.dim_params.size() && !a.dim_params[i].empty() ? &a.dim_params[i] : nullptr;
+      const std::string* pb = i < b.dim_params.size() && !b.dim_params[i].empty() ? &b.dim_params[i] : nullptr;
+      if (!pa || !pb || *pa != *pb) return std::nullopt;
+    }
+    return true;
+  }
+
+  // The version of `domain` the graph imports (ONNX importer: the properties
+  // onnx.opset_domains / onnx.opset_versions; "" and "ai.onnx" both name ONNX's own
+  // domain), or 0 when the graph imports none: a graph from another format has no opsets.
+  static std::int64_t opset_import(const Graph& g, std::string_view domain) {
+    auto canonical = [](std::string_view d) { return d == "ai.onnx" ? std::string_view{} : d; };
+    const auto* domains = g.properties().get_if<std::vector<std::string>>("onnx.opset_domains");
+    const auto* versions = g.properties().get_if<std::vector<std::int64_t>>("onnx.opset_versions");
+    if (!domains || !versions) return 0;
+    for (std::size_t i = 0; i < domains->size() && i < versions->size(); ++i)
+      if (canonical((*domains)[i]) == canonical(domain)) return (*versions)[i];
+    return 0;
   }
 
   std::optional<AttrValue> native(const Term& t) const {

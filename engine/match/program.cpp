@@ -51,6 +51,8 @@ const char* fn_name(Fn f) {
     case Fn::Uses: return "uses";
     case Fn::AsTensor: return "as_tensor";
     case Fn::Default: return "default";
+    case Fn::Opset: return "opset";
+    case Fn::SameShape: return "same_shape";
     case Fn::Native: return "native";
   }
   return "?";

@@ -32,7 +32,7 @@ struct AttrCheck {
 /// Builtin functions of constraints and rewrite values (see docs/rules.md).
 enum class Fn : std::uint8_t {
   Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
-  Uses, AsTensor, Default, Native,
+  Uses, AsTensor, Default, Opset, SameShape, Native,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.

@@ -37,6 +37,8 @@ const std::vector<Builtin>& builtins() {
       {"uses", Fn::Uses, {ArgKind::Value}},
       {"as_tensor", Fn::AsTensor, {ArgKind::Any}},
       {"default", Fn::Default, {ArgKind::Any, ArgKind::Any}},
+      {"opset", Fn::Opset, {ArgKind::Any}},
+      {"same_shape", Fn::SameShape, {ArgKind::Value, ArgKind::Value}},
   };
   return b;
 }

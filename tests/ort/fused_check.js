@@ -18,13 +18,16 @@ const USAGE = `usage: node fused_check.js --models DIR --work DIR [--rtol R] [--
 // Fused-node targets: at least what ONNX Runtime 1.30's "extended" optimizer makes of each
 // model, plus the residual FusedConvs it leaves out. mobilenet_v2.raw reaches mobilenet_v2's
 // counts once rules/onnx/batchnorm.yaml and constant folding fold its BatchNormalizations.
+// A target { exactly: n } must be met exactly: the opset-13 transformer must get no
+// LayerNormalization (the op exists from opset 17), and in the opset-17 one every
+// LayerNormalization follows a residual Add, so all of them become SkipLayerNormalization.
 const TARGETS = {
   resnet18: { 'FusedConv(act)': 9, 'FusedConv(act,Z)': 8 },
   mobilenet_v2: { 'FusedConv(act)': 35, 'FusedConv(Z)': 10 },
   'mobilenet_v2.raw': { 'FusedConv(act)': 35, 'FusedConv(Z)': 10 },
   squeezenet1_1: { 'FusedConv(act)': 26 },
-  transformer_encoder: { FusedMatMul: 8, SkipLayerNormalization: 8 },
-  'transformer_encoder.opset17': { FusedMatMul: 8, SkipLayerNormalization: 8 },
+  transformer_encoder: { FusedMatMul: 8, SkipLayerNormalization: 8, LayerNormalization: { exactly: 0 } },
+  'transformer_encoder.opset17': { FusedMatMul: 8, SkipLayerNormalization: 8, LayerNormalization: { exactly: 0 } },
 };
 
 // ---- a minimal protobuf reader: just the ModelProto fields the counts need ----
@@ -202,8 +205,11 @@ function main() {
     console.log(`  fused nodes: ${formatCounts(counts)}`);
     const target = TARGETS[key];
     if (!target) console.log('  (no fused-node target for this model)');
-    for (const [kind, want] of Object.entries(target || {}))
-      check((counts[kind] || 0) >= want, `${kind}: ${counts[kind] || 0} >= ${want}`);
+    for (const [kind, want] of Object.entries(target || {})) {
+      const have = counts[kind] || 0;
+      if (typeof want === 'object') check(have === want.exactly, `${kind}: ${have} == ${want.exactly}`);
+      else check(have >= want, `${kind}: ${have} >= ${want}`);
+    }
     if (!o.run) continue;
     const out = path.join(dir, 'fused_unoptimized');
     const r = run(process.execPath, [path.join(__dirname, 'run_model.js'), fused, '--manifest', manifestFile,

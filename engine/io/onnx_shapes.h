@@ -1,0 +1,30 @@
+// ONNX shape inference at import: the types ONNX can infer for values a file leaves untyped.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace graphfuse::onnx_io {
+
+/// Graph property (strings): the names of values whose type came from shape inference at
+/// import rather than from the file. Export writes no value_info for them, so an unchanged
+/// model round-trips byte for byte.
+inline constexpr std::string_view kInferredValues = "onnx.inferred_values";
+
+/// A value name and the type ONNX's shape inference gave it.
+using InferredType = std::pair<std::string, onnx::TypeProto>;
+
+/// Runs onnx::shape_inference::InferShapes on `model` (data propagation on, so Shape ->
+/// Gather -> Concat -> Reshape chains resolve) and returns, in graph order, the types it
+/// inferred for values the file declares no type for (not a typed graph input, output or
+/// value_info). `model` is left as it was: its input, output and value_info lists are
+/// restored. Inference is best effort: a node it cannot type (an op without a schema, such
+/// as com.microsoft ones) leaves its outputs untyped; if inference itself throws, nothing is
+/// returned and `failure` (when given) gets the reason.
+std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string* failure = nullptr);
+
+}  // namespace graphfuse::onnx_io
