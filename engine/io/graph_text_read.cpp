@@ -154,54 +154,23 @@ class TextReader {
     return list(std::get<std::vector<Literal>>(l.value), l.pos);
   }
 
-  /// A list's kind is its elements' kind; ints and floats mix into floats; [] is ints.
-  AttrValue list(const std::vector<Literal>& items, Pos p) const {
-    enum { kNone, kInt, kFloat, kString, kBool, kTensor } kind = kNone;
-    for (const Literal& e : items) {
-      int k = std::holds_alternative<std::int64_t>(e.value)  ? kInt
-              : std::holds_alternative<double>(e.value)      ? kFloat
-              : std::holds_alternative<std::string>(e.value) ? kString
-              : std::holds_alternative<bool>(e.value)        ? kBool
-              : std::holds_alternative<TensorLiteral>(e.value) ? kTensor
-                                                                 : -1;
-      if (k < 0) fail(e.pos, "lists of lists are not attribute values");
-      bool numeric = (k == kInt || k == kFloat) && (kind == kInt || kind == kFloat);
-      if (kind != kNone && k != kind && !numeric)
-        fail(e.pos, "a list's elements must all have one type (numbers, strings, bools or tensors)");
-      if (kind == kNone || k == kFloat) kind = static_cast<decltype(kind)>(k);
-    }
-    switch (kind) {
-      case kNone:
-      case kInt: {
-        std::vector<std::int64_t> v;
-        for (const Literal& e : items) v.push_back(std::get<std::int64_t>(e.value));
-        return v;
-      }
-      case kFloat: {
-        std::vector<float> v;
-        for (const Literal& e : items) {
-          const auto* i = std::get_if<std::int64_t>(&e.value);
-          v.push_back(to_float(i ? static_cast<double>(*i) : std::get<double>(e.value), e.pos));
-        }
-        return v;
-      }
-      case kString: {
-        std::vector<std::string> v;
-        for (const Literal& e : items) v.push_back(std::get<std::string>(e.value));
-        return v;
-      }
-      case kBool: {
-        std::vector<bool> v;
-        for (const Literal& e : items) v.push_back(std::get<bool>(e.value));
-        return v;
-      }
-      case kTensor: {
-        std::vector<Tensor> v;
-        for (const Literal& e : items) v.push_back(tensor(std::get<TensorLiteral>(e.value), e.pos));
-        return v;
-      }
-    }
-    fail(p, "bad list");
+  /// A list's kind is its elements' kind (textio::make_list, shared with YAML and JSON).
+  AttrValue list(const std::vector<Literal>& items, Pos) const {
+    std::vector<textio::ListElement> elems;
+    for (const Literal& e : items)
+      std::visit(
+          [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, TensorLiteral>) elems.emplace_back(tensor(x, e.pos));
+            else if constexpr (std::is_same_v<T, std::vector<Literal>>) fail(e.pos, "lists of lists are not attribute values");
+            else elems.emplace_back(x);
+          },
+          e.value);
+    AttrValue out;
+    std::size_t bad = 0;
+    std::string err = textio::make_list(std::move(elems), out, bad);
+    if (!err.empty()) fail(items[bad].pos, err);
+    return out;
   }
 
   TextOrigin origin_;

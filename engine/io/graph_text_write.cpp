@@ -26,28 +26,7 @@ bool is_keyword(std::string_view s) {
 /// A node id or output name: plain when it is an identifier, else `backtick quoted`.
 std::string name_text(std::string_view s) {
   if (is_ident(s) && !is_keyword(s)) return std::string(s);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "`";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '`' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "`";
+  return textio::quote_string(s, false, '`');
 }
 
 /// Op names may be dotted (`com.microsoft.FusedConv`); anything else is quoted.

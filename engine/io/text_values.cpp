@@ -277,6 +277,53 @@ std::string make_tensor(DType dtype, std::vector<std::int64_t> shape, bool has_d
   return {};
 }
 
+namespace {
+const char* element_word(std::size_t kind) {
+  static constexpr const char* kWords[] = {"an int", "a float", "a string", "a bool", "a tensor"};
+  return kWords[kind];
+}
+template <class T>
+std::vector<T> take_all(std::vector<ListElement>& elems) {
+  std::vector<T> v;
+  v.reserve(elems.size());
+  for (ListElement& e : elems) v.push_back(std::move(std::get<T>(e)));
+  return v;
+}
+}  // namespace
+
+std::string make_list(std::vector<ListElement> elems, AttrValue& out, std::size_t& bad) {
+  constexpr std::size_t kInt = 0, kFloat = 1, kString = 2, kBool = 3;  // ListElement's order
+  std::size_t kind = elems.empty() ? kInt : elems[0].index();
+  for (std::size_t i = 1; i < elems.size(); ++i) {
+    std::size_t k = elems[i].index();
+    if (k != kind && !(k <= kFloat && kind <= kFloat)) {
+      bad = i;
+      return "list element " + std::to_string(i) + " is " + element_word(k) +
+             ", unlike the elements before it (a list holds numbers, strings, bools or tensors)";
+    }
+    if (k == kFloat) kind = kFloat;
+  }
+  switch (kind) {
+    case kInt: out = take_all<std::int64_t>(elems); break;
+    case kFloat: {
+      std::vector<float> v(elems.size());
+      for (std::size_t i = 0; i < elems.size(); ++i) {
+        const auto* n = std::get_if<std::int64_t>(&elems[i]);
+        if (!to_float32(n ? static_cast<double>(*n) : std::get<double>(elems[i]), v[i])) {
+          bad = i;
+          return "float out of float32 range";
+        }
+      }
+      out = std::move(v);
+      break;
+    }
+    case kString: out = take_all<std::string>(elems); break;
+    case kBool: out = take_all<bool>(elems); break;
+    default: out = take_all<Tensor>(elems); break;
+  }
+  return "";
+}
+
 bool to_float32(double d, float& out) {
   out = static_cast<float>(d);
   return !(std::isinf(out) && std::isfinite(d));
@@ -336,12 +383,12 @@ bool base64_decode(std::string_view text, std::string& out) {
   return true;
 }
 
-std::string quote_string(std::string_view s, bool json) {
+std::string quote_string(std::string_view s, bool json, char quote) {
   static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "\"";
+  std::string out(1, quote);
   for (char c : s) {
     auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+    if (c == quote || c == '\\') {
       out += '\\';
       out += c;
     } else if (c == '\n') {
@@ -358,7 +405,7 @@ std::string quote_string(std::string_view s, bool json) {
       out += c;
     }
   }
-  return out + "\"";
+  return out + quote;
 }
 
 }  // namespace graphfuse::textio

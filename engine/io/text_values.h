@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "graphfuse/attribute.h"
@@ -50,14 +51,23 @@ struct Element {
 std::string make_tensor(DType dtype, std::vector<std::int64_t> shape, bool has_data,
                         const std::vector<Element>& data, Tensor& out);
 
+/// One element of a list attribute as a reader found it (a float still the double it read).
+using ListElement = std::variant<std::int64_t, double, std::string, bool, Tensor>;
+/// Builds a list attribute from its elements the way every reader types lists: one kind
+/// throughout, ints and floats mixing into floats, [] an ints list. Returns "" on success,
+/// else a message about element `bad` (a kind unlike the elements before it, or a number
+/// out of float32 range).
+std::string make_list(std::vector<ListElement> elems, AttrValue& out, std::size_t& bad);
+
 /// Base64 (RFC 4648, with padding) for opaque bytes.
 std::string base64_encode(std::string_view bytes);
 /// Decodes base64; returns false on malformed input.
 bool base64_decode(std::string_view text, std::string& out);
 
-/// `s` as a double-quoted string with \" \\ \n \t \r and \xHH (YAML / .graph) escapes,
-/// or \u00HH escapes when `json`.
-std::string quote_string(std::string_view s, bool json = false);
+/// `s` between `quote` characters (double quotes for strings, backticks for .graph names),
+/// with the quote, \\, \n, \t, \r escaped and other control bytes as \xHH (YAML / .graph) or,
+/// when `json`, \u00HH.
+std::string quote_string(std::string_view s, bool json = false, char quote = '"');
 
 /// Narrows a double read from a file to a float32 attribute; false when a finite value
 /// does not fit in float32.

@@ -27,18 +27,7 @@ void YamlSource::fail(const SourceLoc& at, const std::string& msg) const {
 
 namespace {
 
-enum class Kind { Int, Float, String, Bool, Tensor };
-
-const char* kind_word(Kind k) {
-  switch (k) {
-    case Kind::Int: return "an int";
-    case Kind::Float: return "a float";
-    case Kind::String: return "a string";
-    case Kind::Bool: return "a bool";
-    case Kind::Tensor: return "a tensor";
-  }
-  return "?";
-}
+enum class Kind { Int, Float, String, Bool };
 
 /// A scalar's typed reading; see yaml_attr_value for the rules.
 struct Scalar {
@@ -231,54 +220,31 @@ AttrValue yaml_attr_value(const YAML::Node& n, const YamlSource& src, const std:
     src.fail(n, what + ": a mapping value must be a tensor {tensor: float32, shape: [..], data: [..]}");
   }
   if (!n.IsSequence()) src.fail(n, what + " has no value");
-  std::vector<Scalar> items;
-  std::vector<Tensor> tensors;
-  Kind kind = Kind::Int;
-  std::size_t index = 0;
+  std::vector<ListElement> elems;
+  std::vector<YAML::Node> nodes;  // for positions in messages
   for (const auto& e : n) {
-    Kind k;
+    nodes.push_back(e);
     if (e.IsMap()) {
       auto es = yaml_entries(e, src, what);
       if (!find_key(es, "tensor")) src.fail(e, what + ": list elements may be numbers, strings, bools or tensors");
-      tensors.push_back(read_tensor(e, es, src, what));
-      k = Kind::Tensor;
+      elems.emplace_back(read_tensor(e, es, src, what));
     } else if (e.IsScalar()) {
-      items.push_back(read_scalar(e, src, what));
-      k = items.back().kind;
+      Scalar s = read_scalar(e, src, what);
+      switch (s.kind) {
+        case Kind::Int: elems.emplace_back(s.i); break;
+        case Kind::Float: elems.emplace_back(s.d); break;
+        case Kind::Bool: elems.emplace_back(s.b); break;
+        default: elems.emplace_back(std::move(s.s)); break;
+      }
     } else {
       src.fail(e, what + ": lists of lists are not attribute values");
     }
-    bool numeric = (k == Kind::Int || k == Kind::Float) && (kind == Kind::Int || kind == Kind::Float);
-    if (index > 0 && k != kind && !numeric)
-      src.fail(e, what + ": list element " + std::to_string(index) + " is " + kind_word(k) +
-                      ", unlike the elements before it (a list holds numbers, strings, bools or tensors)");
-    if (index == 0 || k == Kind::Float) kind = k;
-    ++index;
   }
-  switch (kind) {
-    case Kind::Int: {
-      std::vector<std::int64_t> v;
-      for (const auto& s : items) v.push_back(s.i);
-      return v;
-    }
-    case Kind::Float: {
-      std::vector<float> v;
-      for (const auto& s : items) v.push_back(narrow(s.kind == Kind::Int ? static_cast<double>(s.i) : s.d, n, src, what));
-      return v;
-    }
-    case Kind::Bool: {
-      std::vector<bool> v;
-      for (const auto& s : items) v.push_back(s.b);
-      return v;
-    }
-    case Kind::String: {
-      std::vector<std::string> v;
-      for (const auto& s : items) v.push_back(s.s);
-      return v;
-    }
-    case Kind::Tensor: return tensors;
-  }
-  return std::vector<std::int64_t>{};
+  AttrValue out;
+  std::size_t bad = 0;
+  std::string err = make_list(std::move(elems), out, bad);
+  if (!err.empty()) src.fail(nodes[bad], what + ": " + err);
+  return out;
 }
 
 ValueType yaml_value_type(const YAML::Node& n, const YamlSource& src, const std::string& what) {

@@ -192,7 +192,9 @@ TEST(IoErrors, TextFile) {
             "g.graph:3:10: node 'y': input 0 refers to output 2 of 's', which has 2 outputs (a node's "
             "`outputs` list gives its output count)");
   EXPECT_EQ(text_error("input x\ny = Relu(x) {k = [1, \"a\"]}\n"),
-            "g.graph:2:22: a list's elements must all have one type (numbers, strings, bools or tensors)");
+            "g.graph:2:22: list element 1 is a string, unlike the elements before it (a list holds numbers, "
+            "strings, bools or tensors)");
+  EXPECT_EQ(text_error("input x\ny = Relu(x) {k = [1, 1e99]}\n"), "g.graph:2:22: float out of float32 range");
   EXPECT_EQ(text_error("input x\ny = Relu(x) {k = [[1]]}\n"), "g.graph:2:19: lists of lists are not attribute values");
   EXPECT_EQ(text_error("input x\ny = Relu(x) {k = 1e99}\n"), "g.graph:2:18: float attribute out of float32 range");
   EXPECT_EQ(text_error("y = C() {v = tensor(flt32, [1])}\n"), "g.graph:1:14: unknown tensor element type 'flt32'");
@@ -247,6 +249,7 @@ TEST(IoErrors, YamlFile) {
   EXPECT_EQ(yaml_error(head + "{tensor: flaot32, shape: [2]}}}\n"),
             "g.yaml:3:66: node 'b': attribute 'k': unknown element type 'flaot32'");
   EXPECT_EQ(yaml_error(head + "1e99}}\n"), "g.yaml:3:57: node 'b': attribute 'k': float out of float32 range");
+  EXPECT_EQ(yaml_error(head + "[1, 1e99]}}\n"), "g.yaml:3:61: node 'b': attribute 'k': float out of float32 range");
   EXPECT_EQ(yaml_error(head + "99999999999999999999}}\n"),
             "g.yaml:3:57: node 'b': attribute 'k': integer 99999999999999999999 out of int64 range");
   EXPECT_EQ(yaml_error(head + "!!binary AAA}}\n"),
