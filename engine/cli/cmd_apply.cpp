@@ -81,11 +81,16 @@ int run_apply(ApplyOptions o) {
   progress.finish();
   write_reports();
   if (!o.quiet) {
-    std::size_t total = 0;
+    // Only the rules that fired: with a library of fifty rules, a line per idle rule
+    // buries the few that did something (`--stats` still lists every rule).
+    std::size_t total = 0, idle = 0;
     for (const RuleStats& s : report.rules) {
       total += s.applied;
-      std::cout << s.rule << ": " << plural(s.applied, "rewrite") << "\n";
+      if (s.applied == 0) ++idle;
+      else std::cout << s.rule << ": " << plural(s.applied, "rewrite") << "\n";
     }
+    if (idle == report.rules.size()) std::cout << "no rule fired (" << plural(idle, "rule") << " loaded)\n";
+    else if (idle != 0) std::cout << plural(idle, "other rule") << " did not fire\n";
     std::cout << "nodes: " << report.nodes_before << " -> " << report.nodes_after << " ("
               << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
     std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "

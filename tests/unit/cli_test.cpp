@@ -1,56 +1,17 @@
 // End-to-end checks of the graphfuse binary: exit codes, messages, untouched outputs.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "unit/cli_helpers.h"
 
 namespace fs = std::filesystem;
+using namespace graphfuse::testutil;
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;  ///< stdout and stderr together
-};
-
-CliRun run_cli(const std::string& args) {
-  std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
-  CliRun r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("graphfuse_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  static std::string src(const std::string& rel) { return std::string(GRAPHFUSE_SOURCE_DIR) + "/" + rel; }
-  fs::path dir_;
-};
+class CliTest : public TempDirTest {};
 
 const char* kChain = R"(input x
 w = Const() {shape = [3, 3, 3, 64]}
@@ -87,13 +48,38 @@ TEST_F(CliTest, ApplyFusesAndReportsCounts) {
   EXPECT_EQ(info.out.find("Conv2D "), std::string::npos) << info.out;
 }
 
+TEST_F(CliTest, ApplySummaryListsOnlyTheRulesThatFired) {
+  fs::path in = write("chain.graph", kChain);
+  fs::path rules = write("rules.yaml",
+                         "rules:\n"
+                         "  # Tanh(x) -> Logistic(x)\n"
+                         "  - {name: tanh_idle, pattern: \"Tanh(x)\", rewrite: \"Logistic(x)\"}\n"
+                         "  # Sigmoid(x) -> Logistic(x)\n"
+                         "  - {name: sigmoid_idle, pattern: \"Sigmoid(x)\", rewrite: \"Logistic(x)\"}\n");
+  std::string args = "apply --rules " + src("rules/seed.yaml") + " --rules " + rules.string() + " " + in.string() +
+                     " -o " + (dir_ / "out.graph").string();
+  CliRun r = run_cli(args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("conv2d_biasadd_relu: 1 rewrite\n2 other rules did not fire\nnodes: 6 -> 4"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("tanh_idle"), std::string::npos) << r.out;
+  // --stats keeps the full table, idle rules included.
+  CliRun stats = run_cli(args + " --stats");
+  ASSERT_EQ(stats.code, 0) << stats.out;
+  EXPECT_NE(stats.out.find("tanh_idle"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("sigmoid_idle"), std::string::npos) << stats.out;
+}
+
 TEST_F(CliTest, ApplyTwiceIsAFixedPoint) {
   fs::path in = write("chain.graph", kChain);
   fs::path once = dir_ / "once.graph", twice = dir_ / "twice.graph";
   ASSERT_EQ(run_cli("apply -q --rules " + src("rules/seed.yaml") + " " + in.string() + " -o " + once.string()).code, 0);
   CliRun r = run_cli("apply --rules " + src("rules/seed.yaml") + " " + once.string() + " -o " + twice.string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("conv2d_biasadd_relu: 0 rewrites"), std::string::npos) << r.out;
+  // A rule that did not fire gets no line of its own, only the count at the end.
+  EXPECT_EQ(r.out.find("conv2d_biasadd_relu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no rule fired (1 rule loaded)"), std::string::npos) << r.out;
   EXPECT_EQ(slurp(once), slurp(twice));
 }
 

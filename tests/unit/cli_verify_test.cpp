@@ -1,49 +1,16 @@
 // End-to-end checks of `graphfuse verify`, `graphfuse run` and verified rule tests.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+
+#include "unit/cli_helpers.h"
 
 namespace fs = std::filesystem;
+using namespace graphfuse::testutil;
 
 namespace {
 
-struct CliOut {
-  int code;
-  std::string out;  ///< stdout and stderr together
-};
-
-CliOut cli(const std::string& args) {
-  std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
-  CliOut r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-class CliVerifyTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("graphfuse_cli_verify_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  static std::string src(const std::string& rel) { return std::string(GRAPHFUSE_SOURCE_DIR) + "/" + rel; }
-  fs::path dir_;
-};
+class CliVerifyTest : public TempDirTest {};
 
 const char* kChain = R"(input x
 w = Const() {shape = [3, 3, 3, 8]}
@@ -66,7 +33,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 }  // namespace
 
 TEST_F(CliVerifyTest, VerifyPassesForTheSeedRule) {
-  CliOut r = cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain));
+  CliRun r = run_cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain));
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "conv2d_biasadd_relu 1")) << r.out;
   EXPECT_TRUE(has(r.out, "relu: max_abs ")) << r.out;
@@ -74,8 +41,8 @@ TEST_F(CliVerifyTest, VerifyPassesForTheSeedRule) {
 }
 
 TEST_F(CliVerifyTest, VerifyFailsWithExitOneForAWrongRule) {
-  CliOut r = cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
-                 " --seed 3 --kernels fast --threads 1");
+  CliRun r = run_cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
+                     " --seed 3 --kernels fast --threads 1");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r.out, "FAIL")) << r.out;
   EXPECT_TRUE(has(r.out, "seed 3")) << r.out;
@@ -83,11 +50,11 @@ TEST_F(CliVerifyTest, VerifyFailsWithExitOneForAWrongRule) {
 
 TEST_F(CliVerifyTest, VerifyToleranceDecides) {
   // With a huge tolerance even the wrong rule passes: the verdict is the tolerance's.
-  CliOut r = cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
-                 " --rtol 10 --atol 10");
+  CliRun r = run_cli("verify --rules " + write("wrong.yaml", kWrongRule) + " " + write("chain.graph", kChain) +
+                     " --rtol 10 --atol 10");
   EXPECT_EQ(r.code, 0) << r.out;
-  CliOut bad = cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain) +
-                   " --kernels slow");
+  CliRun bad = run_cli("verify --rules " + src("rules/seed.yaml") + " " + write("chain.graph", kChain) +
+                       " --kernels slow");
   EXPECT_EQ(bad.code, 1);
   EXPECT_TRUE(has(bad.out, "unknown kernel set")) << bad.out;
 }
@@ -107,24 +74,24 @@ clip = Clip(bn, lo, hi)
 output clip
 )";
   fs::path out = dir_ / "out.graph";
-  CliOut r = cli("verify --rules " + src("rules/onnx/batchnorm.yaml") + " --rules " + src("rules/onnx/conv.yaml") +
-                 " " + write("bn.graph", graph) + " -o " + out.string());
+  CliRun r = run_cli("verify --rules " + src("rules/onnx/batchnorm.yaml") + " --rules " + src("rules/onnx/conv.yaml") +
+                     " " + write("bn.graph", graph) + " -o " + out.string());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "onnx_conv_bn_fold 1")) << r.out;
   EXPECT_TRUE(has(r.out, "onnx_conv_clip 1")) << r.out;
   EXPECT_TRUE(fs::exists(out));
   // --fold off leaves the arithmetic in the graph; the numbers still agree.
-  CliOut off = cli("verify --fold off --rules " + src("rules/onnx/batchnorm.yaml") + " " + write("bn2.graph", graph));
+  CliRun off = run_cli("verify --fold off --rules " + src("rules/onnx/batchnorm.yaml") + " " + write("bn2.graph", graph));
   EXPECT_EQ(off.code, 0) << off.out;
   EXPECT_TRUE(has(off.out, "folded 0")) << off.out;
 }
 
 TEST_F(CliVerifyTest, RunPrintsOutputsAndBenchTables) {
   std::string in = write("chain.graph", kChain);
-  CliOut r = cli("run " + in + " --kernels reference --threads 1");
+  CliRun r = run_cli("run " + in + " --kernels reference --threads 1");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "relu: float32[1, 32, 32, 8]")) << r.out;
-  CliOut b = cli("run " + in + " --rules " + src("rules/seed.yaml") + " --bench 3 --threads 1");
+  CliRun b = run_cli("run " + in + " --rules " + src("rules/seed.yaml") + " --bench 3 --threads 1");
   EXPECT_EQ(b.code, 0) << b.out;
   EXPECT_TRUE(has(b.out, "before rules: median")) << b.out;
   EXPECT_TRUE(has(b.out, "after rules: median")) << b.out;
@@ -146,12 +113,12 @@ tests:
       y = Sigmoid(x)
       output y
 )");
-  CliOut r = cli("test " + rules);
+  CliRun r = run_cli("test " + rules);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r.out, "numerics differ")) << r.out;
-  CliOut structural = cli("test --no-verify " + rules);
+  CliRun structural = run_cli("test --no-verify " + rules);
   EXPECT_EQ(structural.code, 0) << structural.out;
-  CliOut seed = cli("test " + src("tests/rules/verify_seed.yaml"));
+  CliRun seed = run_cli("test " + src("tests/rules/verify_seed.yaml"));
   EXPECT_EQ(seed.code, 0) << seed.out;
   EXPECT_TRUE(has(seed.out, "(verified)")) << seed.out;
 }
@@ -174,17 +141,16 @@ output clip
   std::string in = write("bn.graph", graph);
   fs::path out = dir_ / "out.graph";
   std::string rules = " --rules " + src("rules/onnx/batchnorm.yaml") + " --rules " + src("rules/onnx/conv.yaml");
-  CliOut r = cli("apply" + rules + " " + in + " -o " + out.string());
+  CliRun r = run_cli("apply" + rules + " " + in + " -o " + out.string());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "folded 7 nodes into constants")) << r.out;
-  std::ifstream f(out);
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string text = slurp(out);
   // w * s / sqrt(v) = [1, 0.5]; bias b - m * s / sqrt(v) = [-0.5, 1].
   EXPECT_TRUE(has(text, "tensor(float32, [2, 1, 1, 1], [1.0, 0.5])")) << text;
   EXPECT_TRUE(has(text, "tensor(float32, [2], [-0.5, 1.0])")) << text;
   EXPECT_TRUE(has(text, "clip = com.microsoft.FusedConv(x, ")) << text;
   EXPECT_FALSE(has(text, "BatchNormalization")) << text;
-  CliOut off = cli("apply --fold off" + rules + " " + in + " -o " + out.string());
+  CliRun off = run_cli("apply --fold off" + rules + " " + in + " -o " + out.string());
   EXPECT_EQ(off.code, 0) << off.out;
   EXPECT_FALSE(has(off.out, "folded")) << off.out;
 }

@@ -4,17 +4,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "unit/cli_helpers.h"
 
 using namespace graphfuse;
+using namespace graphfuse::testutil;
 namespace fs = std::filesystem;
 
 namespace {
@@ -22,45 +21,7 @@ namespace {
 OpType op(const char* n) { return OpType::intern(n); }
 RuleSet rules_of(const std::string& yaml) { return load_rules_from_string(yaml, "t.yaml"); }
 
-struct CliRun {
-  int code;
-  std::string out;  ///< stdout and stderr together
-};
-
-CliRun run_cli(const std::string& args) {
-  std::string cmd = std::string(GRAPHFUSE_CLI) + " " + args + " 2>&1";
-  CliRun r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class DriverCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("graphfuse_driver_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  fs::path dir_;
-};
+class DriverCli : public TempDirTest {};
 
 const char* kOscillating =
     "rules:\n"

@@ -6,9 +6,11 @@
 #include <sstream>
 
 #include "graphfuse/rule_tests.h"
+#include "unit/cli_helpers.h"
 
 namespace fs = std::filesystem;
 using namespace graphfuse;
+using graphfuse::testutil::slurp;
 
 namespace {
 
@@ -42,13 +44,6 @@ tests:
       output relu
     expect: unchanged
 )";
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class RuleTestRunner : public ::testing::Test {
  protected:
