@@ -65,7 +65,31 @@ gb::Figures run_child(const std::string& self, const std::string& name, const gb
   return f;
 }
 
-int reps_for(std::size_t n) { return n <= 10'000 ? 10 : n <= 100'000 ? 5 : n <= 1'000'000 ? 3 : 1; }
+// Timings are medians: of 3 runs at least, more where a run is short.
+int reps_for(std::size_t n) { return n <= 10'000 ? 9 : n <= 100'000 ? 5 : 3; }
+
+/// Median of each figure over several fresh processes (a case that runs once per
+/// process, like apply, whose peak memory must not carry over), with the spread of
+/// total_ms as total_ms_min / total_ms_max.
+gb::Figures median_of(const std::vector<gb::Figures>& runs) {
+  gb::Figures out;
+  for (const auto& [key, unused] : runs.front()) {
+    std::vector<double> xs;
+    for (const gb::Figures& r : runs) xs.push_back(r.count(key) ? r.at(key) : 0.0);
+    std::sort(xs.begin(), xs.end());
+    std::size_t n = xs.size();
+    out[key] = n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+    if (key == "total_ms") {
+      out["total_ms_min"] = xs.front();
+      out["total_ms_max"] = xs.back();
+    }
+    (void)unused;
+  }
+  return out;
+}
+
+/// "median (min-max)"
+std::string spread(gb::Figures& f, const std::string& key, int digits = 1);
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -80,6 +104,10 @@ std::string fmt(double x, int digits = 1) {
   return s.str();
 }
 
+std::string spread(gb::Figures& f, const std::string& key, int digits) {
+  return fmt(f[key], digits) + " (" + fmt(f[key + "_min"], digits) + "-" + fmt(f[key + "_max"], digits) + ")";
+}
+
 int run_parent(const std::string& self, const Plan& plan) {
   std::filesystem::create_directories(plan.dir);
   std::cerr << "scale_bench: " << cpu_model() << ", " << std::thread::hardware_concurrency()
@@ -92,6 +120,13 @@ int run_parent(const std::string& self, const Plan& plan) {
     a.rules = plan.rules;
     a.nodes = n;
     a.reps = reps_for(n);
+    // Every rewrite run loads the same generated graph from a .gfb file (faster than
+    // generating it again, and the graph a user's apply would see).
+    const std::string gfb = plan.dir + "/g" + std::to_string(n) + ".gfb";
+    a.output = gfb;
+    run_child(self, "generate", a);
+    a.output.clear();
+    a.input = gfb;
     std::map<int, gb::Figures> by_t;
     for (int t : plan.threads) {
       a.threads = t;
@@ -103,9 +138,11 @@ int run_parent(const std::string& self, const Plan& plan) {
     double nodes = hi["nodes"];
     ns_per_node[n] = hi["rewrite_ms"] * 1e6 / nodes;
     t_rewrite += "| " + fmt(nodes, 0) + " | " + fmt(hi["rewrites"], 0) + " | " + fmt(hi["rounds"], 0);
-    for (int t : plan.threads) t_rewrite += " | " + fmt(by_t[t]["rewrite_ms"]);
+    for (int t : plan.threads) t_rewrite += " | " + spread(by_t[t], "rewrite_ms");
     t_rewrite += " | " + fmt(ns_per_node[n]) + " | " + fmt(lo["match_ms"]) + " | " + fmt(hi["match_ms"]) +
-                 " | " + fmt(lo["match_ms"] / hi["match_ms"], 2) + "x |\n";
+                 " | " + fmt(lo["match_ms"] / hi["match_ms"], 2) + "x | " +
+                 fmt(lo["round1_match_ms"] / hi["round1_match_ms"], 2) + "x |\n";
+    a.input.clear();
 
     for (const std::string& format : plan.formats) {
       bool slow = format != "gfb";
@@ -115,18 +152,24 @@ int run_parent(const std::string& self, const Plan& plan) {
       gb::Figures gen = run_child(self, "generate", a);
       a.input = a.output;
       a.output = plan.dir + "/out" + std::to_string(n) + "." + format;
-      gb::Figures ap = run_child(self, "apply", a);
+      std::vector<gb::Figures> runs;
+      for (int k = 0; k < 3; ++k) runs.push_back(run_child(self, "apply", a));
+      gb::Figures ap = median_of(runs);
       double mb = static_cast<double>(std::filesystem::file_size(a.input)) / 1e6;
       std::filesystem::remove(a.input);
       std::filesystem::remove(a.output);
       std::cerr << "  apply n=" << n << " " << format << ": " << fmt(ap["total_ms"]) << " ms\n";
+      auto per_node = [&](const char* key) { return fmt(ap[key] / ap["nodes"], 0); };
       t_apply += "| " + fmt(ap["nodes"], 0) + " | " + format + " | " + fmt(mb) + " | " + fmt(ap["load_ms"]) +
-                 " | " + fmt(ap["rewrite_ms"]) + " | " + fmt(ap["save_ms"]) + " | " + fmt(ap["total_ms"]) +
-                 " | " + fmt(ap["graph_bytes"] / ap["nodes"], 0) + " | " + fmt(ap["peak_bytes"] / ap["nodes"], 0) + " |\n";
+                 " | " + fmt(ap["rewrite_ms"]) + " | " + fmt(ap["save_ms"]) + " | " + spread(ap, "total_ms") +
+                 " | " + per_node("graph_bytes") + " | " + per_node("load_peak_bytes") + " / " +
+                 per_node("rewrite_peak_bytes") + " / " + per_node("save_peak_bytes") + " | " +
+                 per_node("peak_bytes") + " |\n";
       a.input.clear();
       a.output.clear();
       (void)gen;
     }
+    std::filesystem::remove(gfb);
 
     if (std::find(plan.vf2_sizes.begin(), plan.vf2_sizes.end(), n) != plan.vf2_sizes.end()) {
       a.threads = 1;
@@ -141,22 +184,23 @@ int run_parent(const std::string& self, const Plan& plan) {
 
   std::cout << "Machine: " << cpu_model() << ", " << std::thread::hardware_concurrency()
             << " cores; load average at the end " << fmt(gb::load_average(), 2) << "\n\n";
-  std::cout << "Rewrite to a fixed point, load and save excluded (best of 10/5/3/1 runs):\n\n"
+  std::cout << "Rewrite to a fixed point, load and save excluded; median (fastest-slowest) of 9/5/3/3 runs:\n\n"
             << "| nodes | rewrites | rounds";
   for (int t : plan.threads) std::cout << " | " << t << (t == 1 ? " thread" : " threads") << " ms";
   std::cout << " | ns/node (" << max_threads << "T) | match " << plan.threads.front() << "T ms | match "
-            << max_threads << "T ms | match speed-up |\n|";
-  for (std::size_t i = 0; i < 7 + plan.threads.size(); ++i) std::cout << "---|";
+            << max_threads << "T ms | match speed-up | round-1 match speed-up |\n|";
+  for (std::size_t i = 0; i < 8 + plan.threads.size(); ++i) std::cout << "---|";
   std::cout << "\n" << t_rewrite;
   if (ns_per_node.count(100'000) && ns_per_node.count(10'000'000))
     std::cout << "\nTime per node, 10^7 vs 10^5: "
               << fmt(ns_per_node[10'000'000] / ns_per_node[100'000], 2) << "x\n";
   if (!t_apply.empty())
-    std::cout << "\n`apply` (load + rewrite + save, " << max_threads << " threads), one run in a fresh process;\n"
-              << "graph B/node: resident memory the loaded graph added; peak B/node: the process's\n"
-              << "peak resident memory (VmHWM, everything included) over the input's node count:\n\n"
-              << "| nodes | format | file MB | load ms | rewrite ms | save ms | total ms | graph B/node | peak B/node |\n"
-              << "|---|---|---|---|---|---|---|---|---|\n" << t_apply;
+    std::cout << "\n`apply` (load + rewrite + save, " << max_threads << " threads), median of 3 runs, each in a fresh\n"
+              << "process; graph B/node: resident memory the loaded graph added; phase peaks: the\n"
+              << "process's peak resident memory (VmHWM, everything included) during load / rewrite /\n"
+              << "save; peak B/node: the largest; all over the input's node count:\n\n"
+              << "| nodes | format | file MB | load ms | rewrite ms | save ms | total ms | graph B/node | phase peaks B/node | peak B/node |\n"
+              << "|---|---|---|---|---|---|---|---|---|---|\n" << t_apply;
   if (!t_vf2.empty())
     std::cout << "\nVF2 baseline (boost::vf2_subgraph_mono per pattern) vs the matcher, 1 thread:\n\n"
               << "| nodes | rules | candidate roots | VF2 ms | matcher ms | ratio |\n"

@@ -15,11 +15,29 @@
 
 namespace graphfuse::match {
 
-/// A legal embedding of rule `rule` rooted at `root`.
+/// A legal embedding of rule `rule` rooted at `root`. The embedding itself lies in one
+/// of the MatchResults' buffers (MatchResults::embedding reads it): a match costs this
+/// 24-byte record plus its registers, and no allocation of its own.
 struct Found {
   std::uint32_t rule = 0;
   NodeId root = kNoNode;
-  Embedding emb;
+  std::uint32_t buffer = 0;     ///< index into MatchResults::buffers
+  std::uint32_t nodes_at = 0;   ///< first node register in that buffer's `nodes`
+  std::uint32_t values_at = 0;  ///< first value register in that buffer's `values`
+  std::uint16_t num_nodes = 0, num_values = 0;
+};
+
+/// The registers of the embeddings one thread found, back to back. A thread appends to
+/// its own buffer only, so matching threads never share a cache line or an allocator.
+struct MatchBuffer {
+  std::vector<NodeId> nodes;
+  std::vector<ValueRef> values;
+};
+
+/// One embedding, read in place: node register -> node, value register -> value.
+struct EmbeddingView {
+  std::span<const NodeId> nodes;
+  std::span<const ValueRef> values;
 };
 
 /// Counts for one rule over one matching pass.
@@ -34,8 +52,23 @@ struct RuleCounts {
 using Acceptor = std::function<int(std::uint32_t rule, const Embedding&)>;
 
 struct MatchResults {
-  std::vector<Found> found;         ///< at most one per (rule, root); unordered
-  std::vector<RuleCounts> counts;   ///< indexed like RuleSet::rules()
+  std::vector<Found> found;          ///< at most one per (rule, root); unordered
+  std::vector<RuleCounts> counts;    ///< indexed like RuleSet::rules()
+  std::vector<MatchBuffer> buffers;  ///< where the found embeddings live
+
+  EmbeddingView embedding(const Found& f) const {
+    const MatchBuffer& b = buffers[f.buffer];
+    return {{b.nodes.data() + f.nodes_at, f.num_nodes}, {b.values.data() + f.values_at, f.num_values}};
+  }
+  /// Copies f's embedding into `out` (for code that takes an Embedding); `out` keeps its
+  /// capacity, so a reused one allocates nothing.
+  void load(const Found& f, Embedding& out) const {
+    EmbeddingView v = embedding(f);
+    out.nodes.assign(v.nodes.begin(), v.nodes.end());
+    out.values.assign(v.values.begin(), v.values.end());
+  }
+  /// Moves `other`'s matches and buffers in (counts are the caller's business).
+  void append(MatchResults&& other);
 };
 
 /// For each candidate root and each active rule indexed under its op, searches the
