@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/util.h"
+#include "reference/tf_ops.h"
 
 namespace graphfuse::kernels {
 
@@ -43,7 +44,8 @@ std::vector<std::string> KernelRegistry::ops() const {
 }
 
 namespace {
-KernelRegistry build_reference() {
+// The reference kernels of every op, without the TF ones (see build_reference).
+KernelRegistry build_reference_base() {
   KernelRegistry r;
   register_reference_conv(r);
   register_reference_elementwise(r);
@@ -56,14 +58,36 @@ KernelRegistry build_reference() {
   return r;
 }
 
+// The TF ops reuse or wrap what a set registered under ONNX names (Add, Transpose, Concat,
+// Split, MatMul, FusedMatMul) and replace the conv family's narrower _FusedConv2D, so they
+// are registered last, once per set, over that set's kernels.
+void register_tf(KernelRegistry& r, ConvImpl conv) {
+  register_tf_math(r);
+  register_tf_shape(r);
+  register_tf_matmul(r);
+  register_tf_conv(r, conv);
+}
+
+void reference_conv(const ConvParams& p, const float* x, const float* w, const float* b,
+                    const float* z, float* y, std::shared_ptr<const void>) {
+  reference::conv2d(p, x, w, b, z, y);
+}
+
+KernelRegistry build_reference() {
+  KernelRegistry r = build_reference_base();
+  register_tf(r, reference_conv);
+  return r;
+}
+
 KernelRegistry build_fast() {
   // Start from the reference set so every op runs; fast kernels replace what they cover.
-  KernelRegistry r = build_reference();
+  KernelRegistry r = build_reference_base();
   register_fast_conv(r);
   register_fast_matmul(r);
   register_fast_pool(r);
   register_fast_elementwise(r);
   register_fast_norm(r);
+  register_tf(r, fast::conv2d);
   return r;
 }
 }  // namespace
