@@ -2,10 +2,12 @@
 """Prints the errors of every `verify: true` rule-test case: its input is written to a
 .graph file and checked with `graphfuse verify` (the rules the test file loads, the case's
 `rules:` as --only, no folding, as `graphfuse test` runs it). It prints per case its
-file:line and case, the rules that fired, then per output max_abs, max_rel, verdict. `graphfuse test` only says PASS/FAIL.
+file:line and case, the rules that fired, then per output max_abs, max_rel, verdict
+(`graphfuse test` only says PASS or FAIL). --kernels fast runs both graphs on the fast set.
 
-    tests/verify/case_errors.py GRAPHFUSE tests/rules/verify_tf_conv.yaml [...]
+    tests/verify/case_errors.py GRAPHFUSE [--kernels fast] tests/rules/verify_tf_conv.yaml [...]
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -26,7 +28,12 @@ def cases(path):
 
 
 def main():
-    exe, files = sys.argv[1], sys.argv[2:]
+    ap = argparse.ArgumentParser(description="errors of the verify: true rule-test cases")
+    ap.add_argument("graphfuse")
+    ap.add_argument("--kernels", default="reference", choices=["reference", "fast"])
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    exe, files = args.graphfuse, args.files
     status = 0
     for path in files:
         with open(path) as f:
@@ -37,7 +44,7 @@ def main():
             src = case["input"]
             with tempfile.NamedTemporaryFile("w", suffix=".graph", delete=False) as g:
                 g.write(src)
-            cmd = [exe, "verify", "--fold", "off", g.name]
+            cmd = [exe, "verify", "--fold", "off", "--kernels", args.kernels, g.name]
             for r in rules:
                 cmd += ["--rules", r]
             for r in case.get("rules", []):
