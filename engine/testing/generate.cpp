@@ -1,6 +1,7 @@
 // Seeded CNN-like graph generator (examples, tests, benchmarks).
 #include "graphfuse/generate.h"
 
+#include <array>
 #include <random>
 #include <string>
 
@@ -8,12 +9,37 @@ namespace graphfuse {
 
 namespace {
 
+/// The network's shape, ResNet-style: the input is NHWC [1, 16, 16, 8]; every block keeps
+/// the spatial size and channel count of the value it reads, except one downsample block
+/// at each quarter of the node budget, which halves the spatial size and doubles the
+/// channels (16x16x8 -> 8x8x16 -> 4x4x32 -> 2x2x64). A 3x3 convolution costs the same in
+/// every stage (about 150k multiply-adds), so a few hundred nodes run on the reference
+/// kernels in milliseconds.
+constexpr std::int64_t kSide = 16, kChannels = 8;
+constexpr int kStages = 4;
+
+Attributes shape(std::vector<std::int64_t> dims) {
+  Attributes a;
+  a.set("shape", std::move(dims));
+  return a;
+}
+
+/// Constant shapes of one stage (C channels), made once and copied: copies share their
+/// entries, which keeps a 10^7-node graph quick to build and small in memory.
+struct StageShapes {
+  Attributes conv3, conv1, bias, matrix;  ///< [3,3,C,C] [1,1,C,C] [C] [C,C]
+  Attributes down3, down1;                ///< [3,3,C,2C] [1,1,C,2C]: into the next stage
+  explicit StageShapes(std::int64_t c)
+      : conv3(shape({3, 3, c, c})), conv1(shape({1, 1, c, c})), bias(shape({c})), matrix(shape({c, c})),
+        down3(shape({3, 3, c, 2 * c})), down1(shape({1, 1, c, 2 * c})) {}
+};
+
 /// Builds blocks on a running "current value", naming nodes n<counter> so ids are
-/// short, unique and deterministic. Op types and attribute sets are made once and
-/// copied (copies share their entries), which keeps a 10^7-node graph quick to build.
+/// short, unique and deterministic.
 class Builder {
  public:
   Builder(Graph& g, std::uint64_t seed) : g_(g), rng_(seed) {
+    for (int s = 0; s < kStages; ++s) stages_.emplace_back(kChannels << s);
     for (std::int64_t s : {1, 2})
       for (const char* pad : {"SAME", "VALID"}) {
         Attributes a;
@@ -23,38 +49,54 @@ class Builder {
       }
   }
 
-  ValueRef add(OpType op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
+  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  int stage() const { return stage_; }
+
+  ValueRef add(OpType op, std::vector<ValueRef> inputs, const Attributes& attrs = {}) {
     // append() rather than "n" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
     std::string id = "n";
     id.append(std::to_string(counter_++));
-    NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs));
+    NodeId n = g_.add_node(std::move(id), op, std::move(inputs), attrs);
     return {n, 0};
   }
   ValueRef constant(const Attributes& shape) { return add(const_, {}, shape); }
-  ValueRef conv(ValueRef x) {
-    int stride = pick(4) == 0 ? 1 : 0;  // index into conv_attrs_: strides 2 one time in four
-    int valid = pick(3) == 0 ? 1 : 0;
-    return add(conv_, {x, constant(weights_)}, conv_attrs_[static_cast<std::size_t>(stride * 2 + valid)]);
-  }
-  ValueRef bias(ValueRef x) { return add(bias_add_, {x, constant(bias_shape_)}); }
-  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
 
-  const OpType relu_ = OpType::intern("ReLU"), add_ = OpType::intern("Add"),
-               matmul_ = OpType::intern("MatMul");
-  const Attributes matrix_ = shape({64, 64}), bias_shape_ = shape({64});
+  /// A convolution that keeps the shape: 3x3 SAME, or one time in three 1x1 VALID.
+  ValueRef conv(ValueRef x) {
+    const StageShapes& s = stages_[static_cast<std::size_t>(stage_)];
+    if (pick(3) == 0) return add(conv_, {x, constant(s.conv1)}, conv_attrs_[kS1Valid]);
+    return add(conv_, {x, constant(s.conv3)}, conv_attrs_[kS1Same]);
+  }
+  ValueRef bias(ValueRef x) { return add(bias_add_, {x, constant(cur().bias)}); }
+  ValueRef relu(ValueRef x) { return add(relu_, {x}); }
+  ValueRef sum(ValueRef a, ValueRef b) { return add(add_, {a, b}); }
+  /// MatMul over the channels ([1,H,W,C] x [C,C]), then a vector Add.
+  ValueRef matmul_add(ValueRef x) {
+    ValueRef m = add(matmul_, {x, constant(cur().matrix)});
+    return sum(m, constant(cur().bias));
+  }
+  /// ReLU(Add(shortcut, BiasAdd(Conv2D(x)))) into the next stage: a 3x3 stride-2 SAME
+  /// branch and a 1x1 stride-2 VALID shortcut, both ceil(H/2) wide with 2C channels.
+  ValueRef downsample(ValueRef x) {
+    const StageShapes& s = cur();
+    ValueRef branch = add(conv_, {x, constant(s.down3)}, conv_attrs_[kS2Same]);
+    ValueRef shortcut = add(conv_, {x, constant(s.down1)}, conv_attrs_[kS2Valid]);
+    ++stage_;  // the bias after the strided conv has the next stage's width
+    return relu(sum(shortcut, bias(branch)));
+  }
 
  private:
-  static Attributes shape(std::vector<std::int64_t> dims) {
-    Attributes a;
-    a.set("shape", std::move(dims));
-    return a;
-  }
+  static constexpr std::size_t kS1Same = 0, kS1Valid = 1, kS2Same = 2, kS2Valid = 3;
+  const StageShapes& cur() const { return stages_[static_cast<std::size_t>(stage_)]; }
+
   Graph& g_;
   std::mt19937_64 rng_;
   const OpType const_ = OpType::intern("Const"), conv_ = OpType::intern("Conv2D"),
-               bias_add_ = OpType::intern("BiasAdd");
-  const Attributes weights_ = shape({3, 3, 64, 64});
+               bias_add_ = OpType::intern("BiasAdd"), relu_ = OpType::intern("ReLU"),
+               add_ = OpType::intern("Add"), matmul_ = OpType::intern("MatMul");
+  std::vector<StageShapes> stages_;
   std::vector<Attributes> conv_attrs_;  // strides {1, 2} x padding {SAME, VALID}
+  int stage_ = 0;
   std::size_t counter_ = 0;
 };
 
@@ -65,22 +107,28 @@ Graph generate_cnn_graph(const GenerateOptions& opt) {
   g.reserve(opt.nodes + 8);
   g.begin_bulk();  // ids are unique by construction; file them in one pass at the end
   Builder b(g, opt.seed);
-  ValueRef cur{g.add_input("input"), 0};
+  ValueType input_type{DType::Float32, {1, kSide, kSide, kChannels}, true, {}};
+  ValueRef cur{g.add_input("input", std::move(input_type)), 0};
   while (g.size() + 8 < opt.nodes) {
+    // Each quarter of the budget is one stage: the first block past a boundary downsamples.
+    if (b.stage() + 1 < kStages &&
+        g.size() * kStages >= opt.nodes * static_cast<std::size_t>(b.stage() + 1)) {
+      cur = b.downsample(cur);
+      continue;
+    }
     int kind = b.pick(opt.matmul_chains ? 10 : 9);
     if (kind <= 4) {  // fusible: Conv2D -> BiasAdd -> ReLU
-      cur = b.add(b.relu_, {b.bias(b.conv(cur))});
+      cur = b.relu(b.bias(b.conv(cur)));
     } else if (kind == 5) {  // residual: ReLU(Add(x, BiasAdd(Conv2D(x))))
       ValueRef branch = b.bias(b.conv(cur));
-      cur = b.add(b.relu_, {b.add(b.add_, {cur, branch})});
+      cur = b.relu(b.sum(cur, branch));
     } else if (kind == 6) {  // Conv2D output with two consumers: must not fuse
       ValueRef c = b.conv(cur);
-      cur = b.add(b.add_, {b.add(b.relu_, {b.bias(c)}), c});
+      cur = b.sum(b.relu(b.bias(c)), c);
     } else if (kind <= 8) {  // BiasAdd without ReLU
       cur = b.bias(b.conv(cur));
     } else {  // MatMul -> Add
-      ValueRef m = b.add(b.matmul_, {cur, b.constant(b.matrix_)});
-      cur = b.add(b.add_, {m, b.constant(b.bias_shape_)});
+      cur = b.matmul_add(cur);
     }
   }
   g.add_output(cur);

@@ -190,8 +190,9 @@ TEST(GraphStorage, TopologicalOrderOfAGeneratedGraph) {
       if (v.valid()) {
         EXPECT_LT(at[v.node], at[n]);
       }
-  // Identical Const shapes and Conv2D settings are shared: a handful of sets in all.
-  EXPECT_LE(g.storage().attrs.size(), 8u);
+  // Identical Const shapes and Conv2D settings are shared: a few dozen sets in all (4 conv
+  // settings, 4 shapes in each of 4 stages, 2 downsample filters at each stage boundary).
+  EXPECT_LE(g.storage().attrs.size(), 32u);
 }
 
 TEST(GraphStorage, BoostSnapshotMatchesTheGraph) {
