@@ -77,7 +77,9 @@ void register_verify(CLI::App& app, Handler& run) {
   cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
       ->capture_default_str();
-  cmd->add_option("--rtol", opt->rtol, "Relative tolerance: pass when |a-e| <= atol + rtol*|e|")->capture_default_str();
+  cmd->add_option("--rtol", opt->rtol,
+                  "Relative tolerance: pass when every |a-e| <= atol + rtol*|e| and max|a-e| <= rtol*max|e|")
+      ->capture_default_str();
   cmd->add_option("--atol", opt->atol, "Absolute tolerance")->capture_default_str();
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
   cmd->add_option("--threads", opt->threads, "Threads for matching and kernels (0 = all cores)");

@@ -40,8 +40,9 @@ namespace {
 // (named nodes, unnamed nodes, graph inputs, initializers) so they are deterministic.
 class Importer {
  public:
-  Importer(const std::string& file, const std::string& dir, std::vector<InferredType> inferred)
-      : file_(file), dir_(dir), inferred_(std::move(inferred)) {}
+  Importer(const std::string& file, const std::string& dir, std::vector<InferredType> inferred,
+           std::string inference_error)
+      : file_(file), dir_(dir), inferred_(std::move(inferred)), inference_error_(std::move(inference_error)) {}
 
   Graph run(onnx::ModelProto& model) {
     if (!model.has_graph()) fail("the model has no graph");
@@ -295,6 +296,9 @@ class Importer {
     }
     inferred_.clear();
     if (!names.empty()) g_.properties().set(std::string(kInferredValues), std::move(names));
+    // Kept in the properties (YAML/JSON output shows them) for whoever asks why a rule that
+    // needs shapes did not fire.
+    if (!inference_error_.empty()) g_.properties().set(std::string(kInferenceError), inference_error_);
   }
 
   // Whatever graphfuse does not interpret (local functions, training info, quantization
@@ -332,6 +336,7 @@ class Importer {
   std::unordered_map<std::string, ValueType> declared_;
   std::vector<std::pair<std::string, std::string>> graphfuse_attrs_;  ///< "node:attr" -> value
   std::vector<InferredType> inferred_;  ///< from infer_value_types, in graph order
+  std::string inference_error_;          ///< why shape inference failed, if it did
 };
 
 }  // namespace
@@ -339,8 +344,9 @@ class Importer {
 Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir) {
   try {
     // Inference reads the model before the importer consumes it (moves tensor bytes out).
-    std::vector<InferredType> inferred = infer_value_types(model);
-    return Importer(file, model_dir, std::move(inferred)).run(model);
+    std::string inference_error;
+    std::vector<InferredType> inferred = infer_value_types(model, &inference_error);
+    return Importer(file, model_dir, std::move(inferred), std::move(inference_error)).run(model);
   } catch (const Error& e) {
     // Conversions deep down do not know the file; every import error should name it.
     if (!e.loc().file.empty()) throw;

@@ -14,6 +14,9 @@ namespace graphfuse::onnx_io {
 /// import rather than from the file. Export writes no value_info for them, so an unchanged
 /// model round-trips byte for byte.
 inline constexpr std::string_view kInferredValues = "onnx.inferred_values";
+/// Graph property (string), set only when ONNX's shape inference failed on the model: why.
+/// Not exported (the file never had it).
+inline constexpr std::string_view kInferenceError = "onnx.shape_inference_error";
 
 /// A value name and the type ONNX's shape inference gave it.
 using InferredType = std::pair<std::string, onnx::TypeProto>;

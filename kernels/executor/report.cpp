@@ -96,6 +96,10 @@ std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,
       d.max_rel = std::max(d.max_rel, diff / std::max(std::fabs(ev), floor));
       if (diff > atol + rtol * std::fabs(ev)) d.pass = false;
     }
+    // Norm-wise: the largest error next to the output's own scale. atol lets an element that
+    // cancels to near zero be judged absolutely, but must not excuse an error that is large
+    // for the whole output (an output of magnitude ~atol); below atol, atol alone decides.
+    if (d.max_ref >= atol && d.max_abs > rtol * d.max_ref) d.pass = false;
     out.push_back(d);
   }
   return out;

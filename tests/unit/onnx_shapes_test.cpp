@@ -145,3 +145,17 @@ TEST(OnnxShapes, SharedTransformerValuesAreTyped) {
   }
   EXPECT_EQ(reduce_means, 16);
 }
+
+// A model inference rejects (a declared output type contradicting its op) still imports;
+// nothing is inferred and the property says why.
+TEST(OnnxShapes, InferenceFailureIsNotAnImportError) {
+  onnx::ModelProto m = model();
+  m.mutable_graph()->mutable_value_info(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT64);  // d = Relu(s): float
+  Graph g = onnx_io::graph_from_model(m, "<test>", "");
+  EXPECT_FALSE(type_of(g, "r").shape_known);
+  EXPECT_FALSE(g.properties().has(onnx_io::kInferredValues));
+  const auto* why = g.properties().get_if<std::string>(onnx_io::kInferenceError);
+  ASSERT_NE(why, nullptr);
+  EXPECT_FALSE(why->empty());
+}

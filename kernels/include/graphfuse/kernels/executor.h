@@ -112,7 +112,10 @@ struct TensorDiff {
   /// is large wherever a float32 result cancels to near zero).
   double max_ref = 0;
   bool shape_ok = true;
-  bool pass = true;     ///< shapes equal, no NaN mismatch, every |a-e| <= atol + rtol*|e|
+  /// shapes equal, no NaN mismatch, every |a-e| <= atol + rtol*|e|, and (when max_ref >=
+  /// atol) max_abs <= rtol * max_ref: atol must not excuse an error that is large for the
+  /// whole output.
+  bool pass = true;
 };
 
 /// Compares outputs pairwise (float32; integer tensors compare exactly).
