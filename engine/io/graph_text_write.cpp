@@ -54,38 +54,12 @@ std::string tensor_text(const Tensor& t, const std::string& what) {
   return s + ")";
 }
 
-template <class T, class F>
-std::string list_text(const std::vector<T>& v, F&& item) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    s += item(v[i]);
-  }
-  return s + "]";
-}
-
 std::string value_text(const AttrValue& v, const std::string& what) {
-  auto f = [](float x) { return textio::format_float(x, textio::kGraphWords); };
   auto str = [](const std::string& x) { return textio::quote_string(x); };
-  auto t = [&](const Tensor& x) { return tensor_text(x, what); };
-  return std::visit(
-      [&](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
-        else if constexpr (std::is_same_v<T, float>) return f(x);
-        else if constexpr (std::is_same_v<T, std::string>) return str(x);
-        else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<T, Tensor>) return t(x);
-        else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
-          return list_text(x, [](std::int64_t i) { return std::to_string(i); });
-        else if constexpr (std::is_same_v<T, std::vector<float>>) return list_text(x, f);
-        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return list_text(x, str);
-        else if constexpr (std::is_same_v<T, std::vector<bool>>)
-          return list_text(x, [](bool b) { return std::string(b ? "true" : "false"); });
-        else if constexpr (std::is_same_v<T, std::vector<Tensor>>) return list_text(x, t);
-        else return "opaque(" + str(x.kind) + ", " + str(textio::base64_encode(x.bytes)) + ")";
-      },
-      v);
+  return textio::spell_value(
+      v, [](float x) { return textio::format_float(x, textio::kGraphWords); }, str,
+      [&](const Tensor& x) { return tensor_text(x, what); },
+      [&](const Opaque& o) { return "opaque(" + str(o.kind) + ", " + str(textio::base64_encode(o.bytes)) + ")"; });
 }
 
 /// Whether n is declared by the `input` line: such inputs are always referred to by id

@@ -94,32 +94,12 @@ class Writer {
   }
 
   std::string value(const AttrValue& v, const std::string& what) const {
-    auto f = [&](float x) { return textio::format_float(x, words_); };
-    auto s = [&](const std::string& x) { return str(x); };
-    auto t = [&](const Tensor& x) { return tensor(x, what); };
-    auto each = [](const auto& xs, auto&& item) {
-      std::vector<std::string> parts;
-      for (const auto& x : xs) parts.push_back(item(x));
-      return list(parts);
-    };
-    return std::visit(
-        [&](const auto& x) -> std::string {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
-          else if constexpr (std::is_same_v<T, float>) return f(x);
-          else if constexpr (std::is_same_v<T, std::string>) return s(x);
-          else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-          else if constexpr (std::is_same_v<T, Tensor>) return t(x);
-          else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
-            return each(x, [](std::int64_t i) { return std::to_string(i); });
-          else if constexpr (std::is_same_v<T, std::vector<float>>) return each(x, f);
-          else if constexpr (std::is_same_v<T, std::vector<std::string>>) return each(x, s);
-          else if constexpr (std::is_same_v<T, std::vector<bool>>)
-            return each(x, [](bool b) { return std::string(b ? "true" : "false"); });
-          else if constexpr (std::is_same_v<T, std::vector<Tensor>>) return each(x, t);
-          else return "{" + key("opaque") + str(x.kind) + ", " + key("bytes") + str(textio::base64_encode(x.bytes)) + "}";
-        },
-        v);
+    return textio::spell_value(
+        v, [&](float x) { return textio::format_float(x, words_); }, [&](const std::string& x) { return str(x); },
+        [&](const Tensor& x) { return tensor(x, what); },
+        [&](const Opaque& o) {
+          return "{" + key("opaque") + str(o.kind) + ", " + key("bytes") + str(textio::base64_encode(o.bytes)) + "}";
+        });
   }
 
   std::string attributes(const Attributes& attrs, const std::string& what) const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -58,6 +59,43 @@ using ListElement = std::variant<std::int64_t, double, std::string, bool, Tensor
 /// else a message about element `bad` (a kind unlike the elements before it, or a number
 /// out of float32 range).
 std::string make_list(std::vector<ListElement> elems, AttrValue& out, std::size_t& bad);
+
+template <class T>
+inline constexpr bool kIsList = false;
+template <class E>
+inline constexpr bool kIsList<std::vector<E>> = true;
+
+/// An attribute value in the syntax the .graph text, YAML and JSON forms share (integers,
+/// true/false, lists as `[a, b]`); the format says how it spells floats, strings, tensors
+/// and opaque bytes.
+template <class FloatText, class StringText, class TensorText, class OpaqueText>
+std::string spell_value(const AttrValue& v, FloatText&& f, StringText&& str, TensorText&& t, OpaqueText&& opaque) {
+  auto one = [&](const auto& x) -> std::string {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
+    else if constexpr (std::is_same_v<T, float>) return f(x);
+    else if constexpr (std::is_same_v<T, std::string>) return str(x);
+    else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
+    else if constexpr (std::is_same_v<T, Tensor>) return t(x);
+    else return opaque(x);
+  };
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (!kIsList<T>) {
+          return one(x);
+        } else {
+          std::string s = "[";
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            if (i) s += ", ";
+            if constexpr (std::is_same_v<T, std::vector<bool>>) s += one(static_cast<bool>(x[i]));
+            else s += one(x[i]);
+          }
+          return s + "]";
+        }
+      },
+      v);
+}
 
 /// Base64 (RFC 4648, with padding) for opaque bytes.
 std::string base64_encode(std::string_view bytes);
