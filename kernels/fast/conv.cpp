@@ -2,9 +2,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <sstream>
 
 #include "core/conv_ops.h"
+#include "fast/buffers.h"
 #include "fast/dnnl_common.h"
 
 namespace graphfuse::kernels::fast {
@@ -43,24 +43,35 @@ memory::dims weights_dims(const ConvParams& p) {
   return g == 1 ? memory::dims{og, ig, p.kh, p.kw} : memory::dims{g, og, ig, p.kh, p.kw};
 }
 
+// A built primitive and everything a call needs around it. The memory objects are made
+// once and re-pointed at each call's buffers (set_data_handle): creating four oneDNN
+// memory objects and an argument map per call showed up next to the small convolutions.
 struct ConvEntry {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward prim;
   memory::desc user_src, user_dst, user_wei;
   bool reorder_src = false, reorder_dst = false, reorder_wei = false;
-  std::mutex mu;  // guards the scratch buffers
-  std::optional<memory> src_buf, dst_buf;
+  std::mutex mu;  // guards everything below (one call at a time per shape)
+  memory src, dst, wei, bias;     // the caller's buffers
+  std::optional<memory> src_buf, dst_buf;  // oneDNN's layouts, when they differ
+  std::optional<dnnl::reorder> to_src_buf, from_dst_buf, z_to_dst_buf;
+  std::unordered_map<int, memory> args;
 };
 
+// The primitive cache key: every field that shapes the primitive, as raw bytes (building
+// it with a stream formatter cost more than running a small depthwise convolution).
 std::string key_of(const ConvParams& p) {
-  std::ostringstream k;
-  k << omp_threads() << 't' << static_cast<int>(p.layout) << ':' << p.n << ',' << p.c_in << ',' << p.h << ',' << p.w
-    << ':' << p.c_out << ',' << p.kh << ',' << p.kw << ',' << p.group << ':' << p.stride_h << ','
-    << p.stride_w << ',' << p.dil_h << ',' << p.dil_w << ':' << p.pad_t << ',' << p.pad_l << ','
-    << p.pad_b << ',' << p.pad_r << ':' << p.has_bias << p.has_sum << ':'
-    << static_cast<int>(p.act.kind) << ',' << p.act.alpha << ',' << p.act.beta << ':'
-    << p.src_channels_last << p.dst_channels_last;
-  return k.str();
+  auto bits = [](float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return static_cast<std::int64_t>(u);
+  };
+  const std::int64_t k[] = {omp_threads(), static_cast<std::int64_t>(p.layout), p.n, p.c_in, p.h, p.w,
+                            p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w,
+                            p.pad_t, p.pad_l, p.pad_b, p.pad_r, p.has_bias, p.has_sum,
+                            static_cast<std::int64_t>(p.act.kind), bits(p.act.alpha), bits(p.act.beta),
+                            p.src_channels_last, p.dst_channels_last};
+  return std::string(reinterpret_cast<const char*>(k), sizeof k);
 }
 
 std::shared_ptr<ConvEntry> build(const ConvParams& p) {
@@ -96,6 +107,25 @@ std::shared_ptr<ConvEntry> build(const ConvParams& p) {
   e->reorder_src = pd.src_desc() != user_src;
   e->reorder_dst = pd.dst_desc() != user_dst;
   e->reorder_wei = pd.weights_desc() != e->user_wei;
+  e->src = memory(user_src, cpu_engine(), DNNL_MEMORY_NONE);
+  e->dst = memory(user_dst, cpu_engine(), DNNL_MEMORY_NONE);
+  e->wei = memory(e->user_wei, cpu_engine(), DNNL_MEMORY_NONE);
+  if (e->reorder_src) {
+    e->src_buf = memory(pd.src_desc(), cpu_engine());
+    e->to_src_buf = dnnl::reorder(e->src, *e->src_buf);
+  }
+  if (e->reorder_dst) {
+    e->dst_buf = memory(pd.dst_desc(), cpu_engine());
+    e->from_dst_buf = dnnl::reorder(*e->dst_buf, e->dst);
+    if (p.has_sum) e->z_to_dst_buf = dnnl::reorder(e->dst, *e->dst_buf);
+  }
+  e->args = {{DNNL_ARG_SRC, e->reorder_src ? *e->src_buf : e->src},
+             {DNNL_ARG_WEIGHTS, e->wei},
+             {DNNL_ARG_DST, e->reorder_dst ? *e->dst_buf : e->dst}};
+  if (p.has_bias) {
+    e->bias = memory(bias_md, cpu_engine(), DNNL_MEMORY_NONE);
+    e->args.emplace(DNNL_ARG_BIAS, e->bias);
+  }
   return e;
 }
 
@@ -111,39 +141,76 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
   auto e = cache().get(key_of(p), [&] { return build(p); });
   std::lock_guard<std::mutex> lock(e->mu);
   auto& strm = cpu_stream();
-  const auto& pd = e->pd;
+  auto ptr = [](const float* q) { return static_cast<void*>(const_cast<float*>(q)); };
 
-  memory wei = wrap(e->user_wei, w);
-  if (e->reorder_wei) wei = reordered_weights(wei, pd.weights_desc(), weights_owner);
-  memory src = wrap(e->user_src, x);
-  if (e->reorder_src) {
-    if (!e->src_buf) e->src_buf = memory(pd.src_desc(), cpu_engine());
-    dnnl::reorder(src, *e->src_buf).execute(strm, src, *e->src_buf);
-    src = *e->src_buf;
-  }
-  memory user_dst = wrap(e->user_dst, y);
-  memory dst = user_dst;
-  if (e->reorder_dst) {
-    if (!e->dst_buf) e->dst_buf = memory(pd.dst_desc(), cpu_engine());
-    dst = *e->dst_buf;
-  }
+  e->wei.set_data_handle(ptr(w));
+  e->args[DNNL_ARG_WEIGHTS] =
+      e->reorder_wei ? reordered_weights(e->wei, e->pd.weights_desc(), weights_owner) : e->wei;
+  e->src.set_data_handle(ptr(x));
+  if (e->reorder_src) e->to_src_buf->execute(strm, e->src, *e->src_buf);
+  if (p.has_bias) e->bias.set_data_handle(ptr(b));
   if (p.has_sum) {
     // The sum post-op adds what the destination holds: put z (in y's layout) there first.
-    memory zm = wrap(e->user_dst, z);
-    if (e->reorder_dst)
-      dnnl::reorder(zm, dst).execute(strm, zm, dst);
-    else
+    if (e->reorder_dst) {
+      e->dst.set_data_handle(ptr(z));
+      e->z_to_dst_buf->execute(strm, e->dst, *e->dst_buf);
+    } else {
       std::memcpy(y, z, static_cast<std::size_t>(p.n * p.c_out * p.out_h * p.out_w) * sizeof(float));
+    }
   }
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-  if (p.has_bias) args.emplace(DNNL_ARG_BIAS, wrap(memory::desc({p.c_out}, dt::f32, tag::a), b));
-  e->prim.execute(strm, args);
-  if (e->reorder_dst) dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
+  e->dst.set_data_handle(y);
+  e->prim.execute(strm, e->args);
+  if (e->reorder_dst) e->from_dst_buf->execute(strm, *e->dst_buf, e->dst);
   strm.wait();
 }
 
 }  // namespace graphfuse::kernels::fast
 
 namespace graphfuse::kernels {
-void register_fast_conv(KernelRegistry& r) { register_conv_ops(r, fast::conv2d, true); }
+
+namespace {
+
+// ONNX Conv / com.microsoft.FusedConv (X, W, B?, Z?) for the fast set. The same steps as
+// the shared node kernel in core/conv_ops.cpp (the parsing itself, conv_params_onnx and
+// parse_activation, is shared), except that the output comes from fast::alloc_output_f32:
+// the primitive writes every element, so the shared allocator's zero fill is a wasted
+// pass over each activation (on mobilenet_v2 it was the largest cost outside oneDNN).
+std::vector<Tensor> fast_onnx_conv(const KernelCall& c, bool fused) {
+  const Tensor& x = c.required(0);
+  const Tensor& w = c.required(1);
+  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
+  const Tensor* b = c.input(2);
+  const Tensor* z = fused ? c.input(3) : nullptr;
+  p.has_bias = b != nullptr;
+  p.has_sum = z != nullptr;
+  // The executor only sends ChannelsLast inputs to kernels registered for them.
+  p.src_channels_last = c.layout(0) == Layout::ChannelsLast;
+  p.dst_channels_last = c.prefer_channels_last;
+  c.out_layout = p.dst_channels_last ? Layout::ChannelsLast : Layout::Plain;
+  if (fused)
+    p.act = parse_activation(attr_string(c.attrs, "activation", ""), attr_floats(c.attrs, "activation_params"));
+  // Messages are built only on failure: formatting shapes for every call showed in profiles.
+  if (b && b->shape != Shape{p.c_out})
+    fail("bias must have shape [" + std::to_string(p.c_out) + "], has " + shape_str(b->shape));
+  Tensor y = fast::alloc_output_f32(p.output_shape());
+  if (z) {
+    if (z->shape != y.shape)
+      fail("sum input Z must have the output shape " + shape_str(y.shape) + ", has " + shape_str(z->shape));
+    check(c.layout(3) == c.out_layout, "sum input Z must be in the output's layout");
+  }
+  fast::conv2d(p, f32(x, "input X"), f32(w, "weights W"), b ? f32(*b, "bias B") : nullptr,
+               z ? f32(*z, "sum input Z") : nullptr, mut<float>(y),
+               c.is_const(1) ? std::shared_ptr<const void>(w.data) : nullptr);
+  return {y};
+}
+
+}  // namespace
+
+void register_fast_conv(KernelRegistry& r) {
+  register_conv_ops(r, fast::conv2d, true);  // the TF-style family
+  r.add("Conv", [](const KernelCall& c) { return fast_onnx_conv(c, false); }, LayoutSupport::ChannelsLast);
+  r.add("com.microsoft.FusedConv", [](const KernelCall& c) { return fast_onnx_conv(c, true); },
+        LayoutSupport::ChannelsLast);
+}
+
 }  // namespace graphfuse::kernels

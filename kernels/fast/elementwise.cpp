@@ -7,6 +7,7 @@
 
 #include "core/broadcast.h"
 #include "core/conv_ops.h"
+#include "fast/buffers.h"
 
 namespace graphfuse::kernels {
 
@@ -88,7 +89,7 @@ bool repeats_along_leading_dims(const Shape& small, const Shape& full) {
 template <class F>
 Tensor binary_f32(const Tensor& a, const Tensor& b, F f) {
   const Shape ys = broadcast_shapes(a.shape, b.shape);
-  Tensor y = alloc_f32(ys);
+  Tensor y = fast::alloc_output_f32(ys);  // every branch below writes all n elements
   const float* ap = f32(a, "A");
   const float* bp = f32(b, "B");
   float* yp = mut<float>(y);
@@ -139,7 +140,7 @@ std::vector<Tensor> binary(const KernelFn& fallback, const KernelCall& c) {
 std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
   const Tensor& x = c.required(0);
   c.out_layout = c.layout(0);
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);
   const float* xp = f32(x, "input");
   float* yp = mut<float>(y);
   if (op == UnaryOp::Sqrt)

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/util.h"
+#include "fast/buffers.h"
 #include "fast/dnnl_common.h"
 
 namespace graphfuse::kernels::fast {
@@ -48,9 +49,9 @@ void convert_layout(const float* src, float* dst, std::int64_t n, std::int64_t c
 }
 
 Tensor convert_layout(const Tensor& t, Layout from, Layout to) {
-  check(t.shape.size() == 4, "layout conversion needs a 4-D tensor, got " + shape_str(t.shape));
+  if (t.shape.size() != 4) fail("layout conversion needs a 4-D tensor, got " + shape_str(t.shape));
   if (from == to) return t;
-  Tensor y = alloc_f32(t.shape);
+  Tensor y = alloc_output_f32(t.shape);  // the reorder writes every element
   convert_layout(f32(t, "input"), mut<float>(y), t.shape[0], t.shape[1], t.shape[2], t.shape[3], from, to);
   return y;
 }
