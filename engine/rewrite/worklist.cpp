@@ -26,16 +26,32 @@ void Worklist::begin(int round) {
   round_ = round;
   seeds_.clear();
   fresh_.clear();
+  full_ = false;
 }
 
+bool Worklist::too_wide() const {
+  return seeds_.size() + fresh_.size() > std::max<std::size_t>(g_.size() / 8, 16384);
+}
+
+// Once the round has touched too much for a walk to pay (see finish), the next round
+// matches everything whatever else is touched: stop collecting. At 10^7 nodes the first
+// round would otherwise stamp and list millions of nodes only to throw the list away.
 void Worklist::touch(NodeId n) {
+  if (full_) return;
   if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
-  if (claim(n)) seeds_.push_back(n);
+  if (claim(n)) {
+    seeds_.push_back(n);
+    full_ = too_wide();
+  }
 }
 
 void Worklist::created(NodeId n) {
+  if (full_) return;
   if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
-  if (claim(n)) fresh_.push_back(n);
+  if (claim(n)) {
+    fresh_.push_back(n);
+    full_ = too_wide();
+  }
 }
 
 bool Worklist::root_op(NodeId n) const {
@@ -74,9 +90,10 @@ bool Worklist::finish(tbb::task_arena* arena, std::vector<NodeId>& out) {
   // After a round that changed a large part of a big graph (the first round of a big
   // model), walking every neighbourhood costs more than one linear pass over all nodes,
   // and matching everything gives the same result.
-  if (seeds_.size() + fresh_.size() > std::max<std::size_t>(g_.size() / 8, 16384)) {
-    seeds_.clear();
-    fresh_.clear();
+  if (full_ || too_wide()) {
+    // Give the memory back too: the lists are only ever short from here on.
+    std::vector<NodeId>().swap(seeds_);
+    std::vector<NodeId>().swap(fresh_);
     return false;
   }
   stamp_.resize(std::max<std::size_t>(stamp_.size(), g_.capacity()), 0);

@@ -36,6 +36,8 @@ class Worklist {
 
  private:
   bool root_op(NodeId n) const;
+  /// The round touched more than finish() walks (an eighth of the graph, over 16384).
+  bool too_wide() const;
   bool claim(NodeId n) {
     if (stamp_[n] == round_) return false;
     stamp_[n] = round_;
@@ -50,6 +52,7 @@ class Worklist {
   std::vector<int> stamp_;      // round whose worklist holds the node
   int round_ = 0;
   std::vector<NodeId> seeds_, fresh_;
+  bool full_ = false;  // too_wide() became true this round: the next one matches all
 };
 
 }  // namespace graphfuse::rewrite
