@@ -135,6 +135,10 @@ Term TermCompiler::call(const dsl::FuncCall& f, dsl::Pos pos) const {
       case ArgKind::Any: t.args.push_back(term(a)); break;
     }
   }
+  // A domain is a name: opset(17) or opset(true) would silently never hold.
+  if (t.fn == Fn::Opset && t.args[0].kind == Term::Kind::Literal &&
+      !std::holds_alternative<std::string>(t.args[0].literal))
+    fail(f.args[0].pos, "opset() takes a domain name in quotes, like opset(\"\") or opset(\"com.microsoft\")");
   return t;
 }
 
