@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the kernel and model benchmarks and ONNX Runtime on the same models, in one go.
 #   bench/run_benchmarks.sh [BUILD_DIR]      (default build-kernels; run from the repo root)
+# Environment: BENCH_RUNS (runs per median, 30), BENCH_REPEAT (medians per model, 3),
+# BENCH_MODELS ("resnet18 mobilenet_v2"), BENCH_KERNELS=0 (skip kernel_bench),
+# BENCH_SECONDS (kernel_bench time per case, 1.5), BENCH_RULES (rule files).
 # Needs: BUILD_DIR/bench/{kernel_bench,model_bench}; ../shared/models; optionally
 # tests/ort/node_modules (tests/ort/install.sh) for the ONNX Runtime column.
 set -euo pipefail
@@ -16,28 +19,50 @@ if [ -n "${BENCH_RULES:-}" ]; then read -r -a rules <<<"$BENCH_RULES"
 elif compgen -G "rules/onnx/*.yaml" >/dev/null; then rules=(rules/onnx/*.yaml)
 else rules=("${fallback[@]}"); fi
 
-echo "== kernels: Conv+Bias+ReLU fused vs unfused"
-"$build/bench/kernel_bench" --seconds "${BENCH_SECONDS:-1.5}"
+if [ "${BENCH_KERNELS:-1}" != 0 ]; then
+  echo "== kernels: Conv+Bias+ReLU fused vs unfused"
+  "$build/bench/kernel_bench" --seconds "${BENCH_SECONDS:-1.5}"
+fi
 
-for m in resnet18 mobilenet_v2; do
+# Each (model, threads) pair is measured BENCH_REPEAT times, graphfuse and ONNX Runtime
+# alternating so that background load hits both alike; the figures are the median (and
+# range) of those per-repeat medians.
+repeat="${BENCH_REPEAT:-3}"
+have_ort=false
+[ -d tests/ort/node_modules/onnxruntime-node ] && have_ort=true
+# "median min max" of the numbers on stdin.
+stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f %.3f %.3f\n", m, v[1], v[NR]}'; }
+
+for m in ${BENCH_MODELS:-resnet18 mobilenet_v2}; do
   for t in 1 2; do
     echo
     echo "== $m, $t thread(s), rules: ${rules[*]}"
     rule_args=()
     for r in "${rules[@]}"; do rule_args+=(--rules "$r"); done
-    if ! out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}" 2>&1)"; then
-      echo "$out" | tail -1
-      echo "(those rules do not load; using ${fallback[*]})"
-      rules=("${fallback[@]}")
-      rule_args=(--rules "${fallback[0]}")
-      out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}")"
-    fi
-    echo "$out" | grep -v '^         '
-    after="$(echo "$out" | awk '/^after/ {print $3}')"
-    if [ -d tests/ort/node_modules/onnxruntime-node ]; then
-      ort="$(node tests/ort/run_model.js "$models/$m.onnx" --threads "$t" --bench "${BENCH_RUNS:-30}" 2>/dev/null |
-             sed -n 's/.*run \([0-9.]*\) ms).*/\1/p')"
-      awk -v a="$after" -v o="$ort" 'BEGIN { printf "onnxruntime median %.3f ms; graphfuse after fusion / ORT = %.2fx\n", o, a / o }'
+    befores=() afters=() orts=()
+    for ((i = 1; i <= repeat; i++)); do
+      if ! out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}" 2>&1)"; then
+        echo "$out" | tail -1
+        echo "(those rules do not load; using ${fallback[*]})"
+        rules=("${fallback[@]}")
+        rule_args=(--rules "${fallback[0]}")
+        out="$("$build/bench/model_bench" "$models/$m.onnx" --runs "${BENCH_RUNS:-30}" --threads "$t" "${rule_args[@]}")"
+      fi
+      [ "$i" = 1 ] && echo "$out" | grep -v '^         '
+      befores+=("$(echo "$out" | awk '/^before/ {print $3}')")
+      afters+=("$(echo "$out" | awk '/^after/ {print $3}')")
+      if $have_ort; then
+        orts+=("$(node tests/ort/run_model.js "$models/$m.onnx" --threads "$t" --bench "${BENCH_RUNS:-30}" 2>/dev/null |
+                  sed -n 's/.*run \([0-9.]*\) ms).*/\1/p')")
+      fi
+    done
+    read -r b bmin bmax < <(printf '%s\n' "${befores[@]}" | stats)
+    read -r a amin amax < <(printf '%s\n' "${afters[@]}" | stats)
+    echo "repeats  $repeat: unfused $b ms ($bmin..$bmax), fused $a ms ($amin..$amax)"
+    if $have_ort; then
+      read -r o omin omax < <(printf '%s\n' "${orts[@]}" | stats)
+      awk -v a="$a" -v o="$o" -v lo="$omin" -v hi="$omax" \
+        'BEGIN { printf "onnxruntime median %.3f ms (%.3f..%.3f); graphfuse after fusion / ORT = %.2fx\n", o, lo, hi, a / o }'
     else
       echo "onnxruntime: not installed (tests/ort/install.sh)"
     fi
