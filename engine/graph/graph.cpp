@@ -348,7 +348,9 @@ bool is_constant(const Graph& g, ValueRef v) {
   static const OpType kConst = OpType::intern(ops::kConst);
   static const OpType kOnnxConstant = OpType::intern("Constant");
   if (!v.valid() || !g.alive(v.node)) return false;
-  OpType op = g.node(v.node).op;
+  // From the hot record that alive() just read: constraints such as const(b) ask this of
+  // every candidate, and the constant's node record is otherwise never loaded.
+  OpType op = g.op(v.node);
   return op == kConst || op == kOnnxConstant;
 }
 
