@@ -56,7 +56,7 @@ void Worklist::created(NodeId n) {
 
 bool Worklist::root_op(NodeId n) const {
   if (any_op_) return true;
-  std::uint32_t op = g_.node(n).op.index();
+  std::uint32_t op = g_.op(n).index();  // the hot record: no load of the node itself
   return op < root_ops_.size() && root_ops_[op];
 }
 
