@@ -1,7 +1,10 @@
 // Whole-model latency with the executor: median of N runs, per op type, before and after rules.
 //
 //   build-kernels/bench/model_bench MODEL.onnx [--rules R.yaml ...] [--runs N] [--threads T]
-//                                   [--kernels fast|reference] [--seed S]
+//                                   [--kernels fast|reference] [--seed S] [--nchw]
+//
+// --nchw turns off the executor's channels-last mode (every convolution then reorders
+// into and out of the layout oneDNN picks), to compare oneDNN's blocked kernels.
 //
 // With --rules the model is rewritten first (the rewrite library), and both graphs are
 // timed in the same process; outputs are compared so a faster graph is also a right one.
@@ -38,9 +41,10 @@ int main(int argc, char** argv) {
     else if (a == "--threads") opt.threads = std::stoi(next());
     else if (a == "--kernels") opt.set = gk::kernel_set_from_name(next());
     else if (a == "--seed") opt.seed = std::stoull(next());
+    else if (a == "--nchw") opt.channels_last = false;
     else if (model.empty() && a[0] != '-') model = a;
     else {
-      std::fprintf(stderr, "usage: model_bench MODEL [--rules R]... [--runs N] [--threads T] [--kernels K]\n");
+      std::fprintf(stderr, "usage: model_bench MODEL [--rules R]... [--runs N] [--threads T] [--kernels K] [--seed S] [--nchw]\n");
       return 2;
     }
   }
