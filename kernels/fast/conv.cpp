@@ -58,8 +58,8 @@ struct ConvEntry {
   std::unordered_map<int, memory> args;
 };
 
-// The primitive cache key: every field that shapes the primitive, as raw bytes (building
-// it with a stream formatter cost more than running a small depthwise convolution).
+// The primitive cache key: every field that shapes the primitive, as raw bytes (the
+// stream-formatted key it replaces cost microseconds per call, 52 calls per mobilenet_v2 run).
 std::string key_of(const ConvParams& p) {
   auto bits = [](float f) {
     std::uint32_t u;
