@@ -310,6 +310,32 @@ function layerNormCases() {
   m.op('ln2', 'LayerNormalization', ['s2', 'gamma2', 'beta2'], { axis: -1, epsilon: 1e-3 });
   m.output('ln2');
   out.push({ model: m, expect: { 'com.microsoft.SkipLayerNormalization': 2, LayerNormalization: 0, Add: 0 } });
+
+  // onnx_layernorm_decomposed: a decomposed layer norm without a fusable residual Add in
+  // front (the first on the input itself, the second behind an Add of a constant, which
+  // SkipLayerNormalization does not take) becomes ONNX's LayerNormalization, which exists
+  // from opset 17 only: at 17 both fuse, at 13 the same graph must stay as it is.
+  for (const opset of [17, 13]) {
+    m = new Model(`layernorm_decomposed_opset${opset}`, opset);
+    m.input('x', [2, 5, 32]);
+    m.scalar('two', 2);
+    m.scalar('eps', 1e-5);
+    for (const t of ['1', '2']) {
+      m.weight(`gamma${t}`, [32], { lo: 0.5, hi: 1.5 });
+      m.weight(`beta${t}`, [32]);
+    }
+    m.weight('shift', [32]);
+    decomposed(m, '1', 'x');
+    m.op('r', 'Relu', ['ln1']);
+    m.op('s2', 'Add', ['r', 'shift']);
+    decomposed(m, '2', 's2');
+    m.output('ln2');
+    out.push({ model: m, expect: opset >= 17
+      ? { LayerNormalization: 2, 'com.microsoft.SkipLayerNormalization': 0, ReduceMean: 0, Sub: 0, Pow: 0,
+          Sqrt: 0, Div: 0, Mul: 0, Add: 1 }
+      : { LayerNormalization: 0, 'com.microsoft.SkipLayerNormalization': 0, ReduceMean: 4, Sqrt: 2, Div: 2,
+          Add: 5 } });
+  }
   return out;
 }
 
