@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <optional>
 #include <random>
@@ -128,6 +129,7 @@ class Driver {
   }
   match::MatchResults match_round(std::span<const NodeId> candidates);
   std::vector<Key> order(const std::vector<match::Found>& found);
+  void radix_order(std::vector<Key>& keys, NodeId max_root) const;
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
   std::vector<NodeId> footprint(const match::Embedding& e) const;
   void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total) const {
@@ -178,6 +180,7 @@ class Driver {
   std::vector<char> active_;             // rule index -> runs
   std::vector<std::uint32_t> running_;   // active rule indices, in rule order
   std::vector<int> stat_of_;             // rule index -> index in rep_.rules
+  std::vector<std::uint32_t> rank_;      // rule index -> place in (benefit desc, rule) order
   std::optional<tbb::task_arena> arena_;
   std::vector<std::uint32_t> marks_;   // per node: round << kMarkBits | Marks
   bool id_order_ = false;              // NodeIds below base_ are their own positions
@@ -212,6 +215,11 @@ void Driver::select_rules() {
     stat_of_[r] = static_cast<int>(rep_.rules.size());
     rep_.rules.push_back(RuleStats{rules_[r].name, rules_[r].loc});
   }
+  std::vector<std::uint32_t> by_rank = running_;
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return rules_[a].benefit > rules_[b].benefit; });
+  rank_.assign(rules_.size(), 0);
+  for (std::size_t i = 0; i < by_rank.size(); ++i) rank_[by_rank[i]] = static_cast<std::uint32_t>(i);
 }
 
 void Driver::positions() {
@@ -257,13 +265,39 @@ match::MatchResults Driver::match_round(std::span<const NodeId> candidates) {
 
 std::vector<Key> Driver::order(const std::vector<match::Found>& found) {
   std::vector<Key> keys(found.size());
+  NodeId max_root = 0;
   for (std::size_t i = 0; i < found.size(); ++i) {
     const match::Found& f = found[i];
     keys[i] = Key{rules_[f.rule].benefit, f.rule, pos(f.root), f.root, static_cast<std::uint32_t>(i)};
+    max_root = std::max(max_root, f.root);
   }
-  if (arena_ && keys.size() > 65536) arena_->execute([&] { tbb::parallel_sort(keys.begin(), keys.end()); });
+  // Every root an input node: its position is its id, and the order is (rank, root).
+  // Taken whatever the size, so that every test with such a graph checks it.
+  if (id_order_ && max_root < base_ && running_.size() <= 2048) radix_order(keys, max_root);
+  else if (arena_ && keys.size() > 65536) arena_->execute([&] { tbb::parallel_sort(keys.begin(), keys.end()); });
   else std::sort(keys.begin(), keys.end());
   return keys;
+}
+
+// The order of operator< when positions are node ids, by LSD radix sort: a few linear,
+// stable passes (11 bits of root at a time, then the rule's rank) where a comparison
+// sort of the millions of matches of a big graph's first round pays log n compares each.
+void Driver::radix_order(std::vector<Key>& keys, NodeId max_root) const {
+  constexpr unsigned kBits = 11;
+  constexpr std::uint32_t kMask = (1u << kBits) - 1;
+  std::vector<Key> tmp(keys.size());
+  std::vector<std::size_t> start(std::size_t{1} << kBits);
+  auto pass = [&](auto digit) {
+    std::fill(start.begin(), start.end(), 0);
+    for (const Key& k : keys) ++start[digit(k)];
+    std::size_t sum = 0;
+    for (std::size_t& c : start) sum += std::exchange(c, sum);
+    for (const Key& k : keys) tmp[start[digit(k)]++] = k;
+    keys.swap(tmp);
+  };
+  for (unsigned shift = 0; shift < static_cast<unsigned>(std::bit_width(max_root)); shift += kBits)
+    pass([shift](const Key& k) { return (k.root >> shift) & kMask; });
+  if (running_.size() > 1) pass([this](const Key& k) { return rank_[k.rule]; });
 }
 
 // Created nodes sit between their inputs and the root they feed, so positions stay a
