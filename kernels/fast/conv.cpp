@@ -6,6 +6,7 @@
 #include "core/conv_ops.h"
 #include "fast/buffers.h"
 #include "fast/dnnl_common.h"
+#include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -138,6 +139,8 @@ PrimitiveCache<ConvEntry>& cache() {
 
 void conv2d(const ConvParams& p, const float* x, const float* w, const float* b, const float* z,
             float* y, std::shared_ptr<const void> weights_owner) {
+  const std::int64_t flops = 2 * p.n * p.c_out * p.out_h * p.out_w * (p.c_in / p.group) * p.kh * p.kw;
+  SerialIf serial(flops < serial_flops());  // before the key: it includes the thread count
   auto e = cache().get(key_of(p), [&] { return build(p); });
   std::lock_guard<std::mutex> lock(e->mu);
   auto& strm = cpu_stream();

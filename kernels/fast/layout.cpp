@@ -7,6 +7,7 @@
 #include "core/util.h"
 #include "fast/buffers.h"
 #include "fast/dnnl_common.h"
+#include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -31,6 +32,7 @@ void convert_layout(const float* src, float* dst, std::int64_t n, std::int64_t c
     if (src != dst) std::memcpy(dst, src, static_cast<std::size_t>(n * c * h * w) * sizeof(float));
     return;
   }
+  SerialIf serial(n * c * h * w < serial_elements());  // before the key
   std::ostringstream k;
   k << omp_threads() << 't' << n << ',' << c << ',' << h << ',' << w << ':' << static_cast<int>(from);
   auto e = cache().get(k.str(), [&] {

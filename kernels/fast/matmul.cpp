@@ -6,6 +6,7 @@
 
 #include "core/matmul_ops.h"
 #include "fast/dnnl_common.h"
+#include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -88,6 +89,8 @@ PrimitiveCache<MatMulEntry>& cache() {
 
 void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* b,
               const float* c, float* y, const std::shared_ptr<const void>& b_owner) {
+  const std::int64_t products = pl.batched ? std::max(pl.ba, pl.bb) : 1;
+  SerialIf serial(2 * products * pl.rows * s.n * s.k < serial_flops());  // before the key
   std::ostringstream k;
   k << omp_threads() << 't' << pl.rows << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.trans_a << s.trans_b << ','
     << s.alpha << ':' << s.batches() << ',' << pl.ba << ',' << pl.bb << ',' << pl.sa << ','

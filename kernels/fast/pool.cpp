@@ -5,6 +5,7 @@
 #include "core/pool_ops.h"
 #include "fast/dnnl_common.h"
 #include "fast/layout.h"
+#include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -42,6 +43,7 @@ void fast_pool(const PoolParams& p, const float* x, float* y) {
     convert_layout(yp.data(), y, p.n, p.c, p.out_h, p.out_w, Layout::Plain, Layout::ChannelsLast);
     return;
   }
+  SerialIf serial(p.n * p.c * p.out_h * p.out_w * p.kh * p.kw < serial_elements());  // before the key
   std::ostringstream k;
   k << omp_threads() << 't' << p.max << p.count_include_pad << ':' << p.n << ',' << p.c << ',' << p.h << ',' << p.w << ':'
     << p.kh << ',' << p.kw << ',' << p.stride_h << ',' << p.stride_w << ',' << p.dil_h << ','
