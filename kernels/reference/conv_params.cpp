@@ -42,17 +42,16 @@ ActivationSpec parse_activation(std::string_view name, const std::vector<float>&
 }
 
 void ConvParams::finalize() {
-  check(n > 0 && c_in > 0 && h > 0 && w > 0, "convolution input must be non-empty");
-  check(group > 0 && c_in % group == 0 && c_out % group == 0,
-        "group " + std::to_string(group) + " must divide input channels " +
-            std::to_string(c_in) + " and output channels " + std::to_string(c_out));
-  check(stride_h > 0 && stride_w > 0 && dil_h > 0 && dil_w > 0,
-        "strides and dilations must be positive");
-  check(pad_t >= 0 && pad_l >= 0 && pad_b >= 0 && pad_r >= 0, "pads must be non-negative");
+  if (n <= 0 || c_in <= 0 || h <= 0 || w <= 0) fail("convolution input must be non-empty");
+  if (group <= 0 || c_in % group != 0 || c_out % group != 0)
+    fail("group " + std::to_string(group) + " must divide input channels " + std::to_string(c_in) +
+         " and output channels " + std::to_string(c_out));
+  if (stride_h <= 0 || stride_w <= 0 || dil_h <= 0 || dil_w <= 0) fail("strides and dilations must be positive");
+  if (pad_t < 0 || pad_l < 0 || pad_b < 0 || pad_r < 0) fail("pads must be non-negative");
   const std::int64_t ekh = (kh - 1) * dil_h + 1, ekw = (kw - 1) * dil_w + 1;
   out_h = (h + pad_t + pad_b - ekh) / stride_h + 1;
   out_w = (w + pad_l + pad_r - ekw) / stride_w + 1;
-  check(out_h > 0 && out_w > 0, "convolution output would be empty (kernel larger than input)");
+  if (out_h <= 0 || out_w <= 0) fail("convolution output would be empty (kernel larger than input)");
 }
 
 std::vector<std::int64_t> ConvParams::input_shape() const {
@@ -95,20 +94,24 @@ std::pair<std::int64_t, std::int64_t> pair_attr(const Attributes& a, std::string
 }
 }  // namespace
 
+// Every executed convolution parses its attributes here (52 times per mobilenet_v2 run),
+// so error messages are built only when a check fails: `if (!ok) fail(...)`, never
+// `check(ok, message)`, whose message (three shape_str calls) is formatted up front.
+
 ConvParams conv_params_onnx(const Attributes& attrs, const Shape& x, const Shape& w) {
-  check(x.size() == 4 && w.size() == 4, "only 2-D convolution is supported (input " +
-                                            shape_str(x) + ", weights " + shape_str(w) + ")");
+  if (x.size() != 4 || w.size() != 4)
+    fail("only 2-D convolution is supported (input " + shape_str(x) + ", weights " + shape_str(w) + ")");
   ConvParams p;
   p.layout = ConvLayout::NchwOihw;
   p.n = x[0], p.c_in = x[1], p.h = x[2], p.w = x[3];
   p.c_out = w[0], p.kh = w[2], p.kw = w[3];
   p.group = attr_int(attrs, "group", 1);
-  check(w[1] * p.group == p.c_in, "weights " + shape_str(w) + " with group " +
-                                      std::to_string(p.group) + " do not fit input " +
-                                      shape_str(x));
+  if (w[1] * p.group != p.c_in)
+    fail("weights " + shape_str(w) + " with group " + std::to_string(p.group) + " do not fit input " +
+         shape_str(x));
   auto ks = attr_ints(attrs, "kernel_shape");
-  check(ks.empty() || (ks.size() == 2 && ks[0] == p.kh && ks[1] == p.kw),
-        "kernel_shape does not match weights " + shape_str(w));
+  if (!ks.empty() && !(ks.size() == 2 && ks[0] == p.kh && ks[1] == p.kw))
+    fail("kernel_shape does not match weights " + shape_str(w));
   std::tie(p.stride_h, p.stride_w) = pair_attr(attrs, "strides", false);
   std::tie(p.dil_h, p.dil_w) = pair_attr(attrs, "dilations", false);
   const std::string auto_pad = attr_string(attrs, "auto_pad", "NOTSET");
@@ -118,28 +121,27 @@ ConvParams conv_params_onnx(const Attributes& attrs, const Shape& x, const Shape
     std::tie(p.pad_l, p.pad_r) = same_pads(p.w, p.kw, p.stride_w, p.dil_w, upper);
   } else if (auto_pad == "NOTSET") {
     auto pads = attr_ints(attrs, "pads");
-    check(pads.empty() || pads.size() == 4, "pads must have 4 entries");
+    if (!pads.empty() && pads.size() != 4) fail("pads must have 4 entries");
     if (pads.size() == 4) p.pad_t = pads[0], p.pad_l = pads[1], p.pad_b = pads[2], p.pad_r = pads[3];
   } else {
-    check(auto_pad == "VALID", "unknown auto_pad '" + auto_pad + "'");
+    if (auto_pad != "VALID") fail("unknown auto_pad '" + auto_pad + "'");
   }
   p.finalize();
   return p;
 }
 
 ConvParams conv_params_tf(const Attributes& attrs, const Shape& x, const Shape& w) {
-  check(x.size() == 4 && w.size() == 4,
-        "Conv2D needs NHWC input and HWIO filter (input " + shape_str(x) + ", filter " +
-            shape_str(w) + ")");
+  if (x.size() != 4 || w.size() != 4)
+    fail("Conv2D needs NHWC input and HWIO filter (input " + shape_str(x) + ", filter " + shape_str(w) + ")");
   const std::string fmt = attr_string(attrs, "data_format", "NHWC");
-  check(fmt == "NHWC", "Conv2D data_format '" + fmt + "' is not supported (only NHWC)");
+  if (fmt != "NHWC") fail("Conv2D data_format '" + fmt + "' is not supported (only NHWC)");
   ConvParams p;
   p.layout = ConvLayout::NhwcHwio;
   p.n = x[0], p.h = x[1], p.w = x[2], p.c_in = x[3];
   p.kh = w[0], p.kw = w[1], p.c_out = w[3];
   // TF treats an input depth that is a multiple of the filter's as a grouped convolution.
-  check(w[2] > 0 && p.c_in % w[2] == 0,
-        "filter " + shape_str(w) + " does not fit input depth " + std::to_string(p.c_in));
+  if (w[2] <= 0 || p.c_in % w[2] != 0)
+    fail("filter " + shape_str(w) + " does not fit input depth " + std::to_string(p.c_in));
   p.group = p.c_in / w[2];
   std::tie(p.stride_h, p.stride_w) = pair_attr(attrs, "strides", true);
   std::tie(p.dil_h, p.dil_w) = pair_attr(attrs, "dilations", true);
@@ -150,10 +152,10 @@ ConvParams conv_params_tf(const Attributes& attrs, const Shape& x, const Shape& 
   } else if (padding == "EXPLICIT") {
     // explicit_paddings: NHWC pairs [0, 0, t, b, l, r, 0, 0].
     auto e = attr_ints(attrs, "explicit_paddings");
-    check(e.size() == 8, "explicit_paddings must have 8 entries");
+    if (e.size() != 8) fail("explicit_paddings must have 8 entries");
     p.pad_t = e[2], p.pad_b = e[3], p.pad_l = e[4], p.pad_r = e[5];
   } else {
-    check(padding == "VALID", "unknown padding '" + padding + "' (expected SAME or VALID)");
+    if (padding != "VALID") fail("unknown padding '" + padding + "' (expected SAME, VALID or EXPLICIT)");
   }
   p.finalize();
   return p;
