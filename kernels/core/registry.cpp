@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/util.h"
+#include "fast/buffers.h"
 #include "reference/tf_ops.h"
 
 namespace graphfuse::kernels {
@@ -60,12 +61,13 @@ KernelRegistry build_reference_base() {
 
 // The TF ops reuse or wrap what a set registered under ONNX names (Add, Transpose, Concat,
 // Split, MatMul, FusedMatMul) and replace the conv family's narrower _FusedConv2D, so they
-// are registered last, once per set, over that set's kernels.
-void register_tf(KernelRegistry& r, ConvImpl conv) {
+// are registered last, once per set, over that set's kernels. `alloc` makes the conv
+// outputs: the fast set's convolutions write every element, so they skip the zero fill.
+void register_tf(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc) {
   register_tf_math(r);
   register_tf_shape(r);
   register_tf_matmul(r);
-  register_tf_conv(r, conv);
+  register_tf_conv(r, conv, alloc);
 }
 
 void reference_conv(const ConvParams& p, const float* x, const float* w, const float* b,
@@ -75,7 +77,7 @@ void reference_conv(const ConvParams& p, const float* x, const float* w, const f
 
 KernelRegistry build_reference() {
   KernelRegistry r = build_reference_base();
-  register_tf(r, reference_conv);
+  register_tf(r, reference_conv, alloc_f32);
   return r;
 }
 
@@ -87,7 +89,7 @@ KernelRegistry build_fast() {
   register_fast_pool(r);
   register_fast_elementwise(r);
   register_fast_norm(r);
-  register_tf(r, fast::conv2d);
+  register_tf(r, fast::conv2d, fast::alloc_output_f32);
   return r;
 }
 }  // namespace

@@ -31,8 +31,13 @@ void register_tf_shape(KernelRegistry& r);
 /// MatMul's transpose_a / transpose_b (TF attributes) and _FusedMatMul, through the set's
 /// own MatMul kernel: call after the set's matmul kernels are registered.
 void register_tf_matmul(KernelRegistry& r);
-/// _FusedConv2D with TF's full fused_ops (BiasAdd [, Add] [, activation incl. Elu]) through
-/// `conv` (reference::conv2d or fast::conv2d), replacing the conv family's narrower one.
-void register_tf_conv(KernelRegistry& r, ConvImpl conv);
+/// How a kernel set allocates a float32 output: alloc_f32 (zero-filled) for the reference
+/// set, fast::alloc_output_f32 (recycled, not filled) for the fast set.
+using OutputAlloc = Tensor (*)(Shape shape);
+/// Conv2D, the FusedConv2D_BiasAdd[_Act] family and _FusedConv2D with TF's full fused_ops
+/// (BiasAdd [, Add] [, activation incl. Elu]) through `conv` (reference or fast conv2d),
+/// replacing what register_conv_ops registered under these names. Outputs come from
+/// `alloc`; every path writes each output element (the convolution, then the Elu pass).
+void register_tf_conv(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc);
 
 }  // namespace graphfuse::kernels

@@ -78,4 +78,59 @@ TEST(FastBlocks, RecycledOutputsCarryNothingOver) {
   expect_close(first_b, gk::run_graph(g, {b}, {gk::KernelSet::Reference, 1, 9, {}}).at(0));
 }
 
+// A TF-style chain (NHWC): _FusedConv2D (BiasAdd, Elu) -> FusedConv2D_BiasAdd_Relu6 ->
+// _FusedConv2D (BiasAdd, Add = x, Relu) -> Conv2D. Every output is over the pool's 4 KiB
+// floor, and the first convolution (1.3 MFLOP) is above the serial-execution bound while
+// the others are below it, so two threads run both oneDNN paths.
+Graph tf_chain_graph() {
+  Graph g;
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = {1, 12, 12, 16};
+  t.shape_known = true;
+  const NodeId x = g.add_input("x", t);
+  auto cst = [&](const std::string& id, Shape s) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}}));
+  };
+  auto conv_attrs = [](const std::string& padding, std::vector<std::string> fused) {
+    Attributes a = attrs({{"strides", Shape{1, 1, 1, 1}}, {"padding", padding}});
+    if (!fused.empty()) {
+      a.set("num_args", static_cast<std::int64_t>(fused.size() > 1 && fused[1] == "Add" ? 2 : 1));
+      a.set("fused_ops", std::move(fused));
+    }
+    return a;
+  };
+  const NodeId c1 = g.add_node("c1", OpType::intern("_FusedConv2D"),
+                               {{x, 0}, {cst("w1", {3, 3, 16, 32}), 0}, {cst("b1", {32}), 0}},
+                               conv_attrs("SAME", {"BiasAdd", "Elu"}));
+  const NodeId c2 = g.add_node("c2", OpType::intern("FusedConv2D_BiasAdd_Relu6"),
+                               {{c1, 0}, {cst("w2", {1, 1, 32, 16}), 0}, {cst("b2", {16}), 0}},
+                               conv_attrs("VALID", {}));
+  const NodeId c3 = g.add_node("c3", OpType::intern("_FusedConv2D"),
+                               {{c2, 0}, {cst("w3", {3, 3, 16, 16}), 0}, {cst("b3", {16}), 0}, {x, 0}},
+                               conv_attrs("SAME", {"BiasAdd", "Add", "Relu"}));
+  const NodeId c4 = g.add_node("c4", OpType::intern("Conv2D"), {{c3, 0}, {cst("w4", {1, 1, 16, 16}), 0}},
+                               conv_attrs("VALID", {}));
+  g.add_output({c4, 0});
+  return g;
+}
+
+// The TF convolutions take their outputs from the fast pool (recycled, not zero-filled):
+// they must match the reference and carry nothing over from a previous run's values.
+TEST(FastBlocks, TfConvChainOnRecycledBuffers) {
+  const Graph g = tf_chain_graph();
+  const Tensor a = rnd({1, 12, 12, 16}, 3), b = rnd({1, 12, 12, 16}, 4);
+  const Tensor expected = gk::run_graph(g, {b}, {gk::KernelSet::Reference, 1, 7, {}}).at(0);
+  for (int threads : {1, 2}) {
+    gk::Executor ex(g, {gk::KernelSet::Fast, threads, 7, {}});
+    const Tensor first_b = ex.run({b}).at(0);
+    expect_close(first_b, expected, 1e-4, 1e-5, "threads=" + std::to_string(threads));
+    for (int i = 0; i < 3; ++i) {
+      (void)ex.run({a});
+      const Tensor again = ex.run({b}).at(0);
+      EXPECT_EQ(*again.data, *first_b.data) << "threads " << threads << " run " << i;
+    }
+  }
+}
+
 }  // namespace
