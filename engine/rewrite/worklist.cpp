@@ -8,6 +8,8 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "match/program.h"
+
 namespace graphfuse::rewrite {
 
 Worklist::Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>& active)
@@ -18,6 +20,22 @@ Worklist::Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>
     for (OpType op : rules[r].root_ops) {
       if (op.index() >= root_ops_.size()) root_ops_.resize(op.index() + 1, 0);
       root_ops_[op.index()] = 1;
+    }
+    const match::MatchProgram& p = rules[r].compiled->match;
+    for (std::size_t i = 1; i < p.roots.size(); ++i) {
+      multi_root_ = true;
+      // The compiled program is where a later root's ops are kept: the CheckOps on its
+      // register (none: it is a wildcard).
+      bool checked = false;
+      for (const match::Instr& in : p.code) {
+        if (in.op != match::Opcode::CheckOp || in.a != p.roots[i]) continue;
+        checked = true;
+        for (OpType op : p.op_sets[in.aux]) {
+          if (op.index() >= later_ops_.size()) later_ops_.resize(op.index() + 1, 0);
+          later_ops_[op.index()] = 1;
+        }
+      }
+      any_later_ |= !checked;
     }
   }
 }
@@ -58,6 +76,34 @@ bool Worklist::root_op(NodeId n) const {
   if (any_op_) return true;
   std::uint32_t op = g_.op(n).index();  // the hot record: no load of the node itself
   return op < root_ops_.size() && root_ops_[op];
+}
+
+bool Worklist::later_root_op(NodeId n) const {
+  if (any_later_) return true;
+  std::uint32_t op = g_.op(n).index();
+  return op < later_ops_.size() && later_ops_[op];
+}
+
+// A later root reads values of its first root's part and leaves of its own (its direct
+// inputs), so the first roots it pairs with lie within the rule's depth below its
+// inputs, not below it. Such a pair can start (or stop) matching with nothing changed
+// upstream of the first root: the later root changed, was created, was rewired because
+// its own leaf's producer was replaced, or that producer changed in place. So for a
+// changed node that can be a later root, and for each such consumer of a changed node,
+// the inputs are walked as well. An input stamped already is a seed (walked anyway), a
+// node created this round (its consumers are touched or created, so what lies below it
+// is walked) or added here before.
+void Worklist::add_later_root_inputs(const std::vector<NodeId>& nodes, std::vector<NodeId>& level) {
+  auto add_inputs = [&](NodeId r) {
+    if (!later_root_op(r)) return;
+    for (const ValueRef& in : g_.node(r).inputs)
+      if (claim(in.node)) level.push_back(in.node);
+  };
+  for (NodeId n : nodes) {
+    if (!g_.alive(n)) continue;
+    add_inputs(n);
+    for (const Use& u : g_.uses(n)) add_inputs(u.node);
+  }
 }
 
 std::vector<NodeId> Worklist::expand(const std::vector<NodeId>& level, tbb::task_arena* arena) {
@@ -106,6 +152,10 @@ bool Worklist::finish(tbb::task_arena* arena, std::vector<NodeId>& out) {
   }
   for (NodeId n : fresh_)
     if (g_.alive(n) && root_op(n)) out.push_back(n);
+  if (multi_root_) {
+    add_later_root_inputs(seeds_, level);
+    add_later_root_inputs(fresh_, level);
+  }
   for (int d = 0; d < depth_ && !level.empty(); ++d) {
     level = expand(level, arena);
     for (NodeId n : level)

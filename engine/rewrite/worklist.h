@@ -16,6 +16,12 @@ namespace graphfuse::rewrite {
 /// (a pattern's root is at most that far below any of its nodes), keeping only nodes
 /// whose op roots an active rule. A node outside that set would match exactly as it
 /// did before, so skipping it keeps the result identical to matching everything.
+///
+/// Multi-root rules: a changed node that can play a later root (`c2` in `c1, c2`), or
+/// whose consumer can, is not upstream of the first root it pairs with, but that later
+/// root reads values of the first root's part; so the later root's inputs are walked
+/// too, which reaches every such first root (a rule's depth covers the way from its
+/// leaves down to its first root). With no active multi-root rule nothing extra is done.
 class Worklist {
  public:
   Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>& active);
@@ -36,6 +42,11 @@ class Worklist {
 
  private:
   bool root_op(NodeId n) const;
+  /// n's op can be a root after the first of an active multi-root rule.
+  bool later_root_op(NodeId n) const;
+  /// Adds to `level` the unstamped inputs of the nodes among `nodes` and their consumers
+  /// that can be later roots.
+  void add_later_root_inputs(const std::vector<NodeId>& nodes, std::vector<NodeId>& level);
   /// The round touched more than finish() walks (an eighth of the graph, over 16384).
   bool too_wide() const;
   bool claim(NodeId n) {
@@ -49,6 +60,9 @@ class Worklist {
   int depth_ = 0;
   std::vector<char> root_ops_;  // indexed by OpType::index(): an active rule is rooted there
   bool any_op_ = false;         // an active rule has a wildcard root
+  std::vector<char> later_ops_; // like root_ops_, for the later roots of multi-root rules
+  bool any_later_ = false;      // an active multi-root rule has a wildcard later root
+  bool multi_root_ = false;     // an active rule has several roots
   std::vector<int> stamp_;      // round whose worklist holds the node
   int round_ = 0;
   std::vector<NodeId> seeds_, fresh_;

@@ -195,8 +195,10 @@ void PatternCompiler::check_shape() {
 
 // Roots are replaced, so nothing in the pattern may read them. A root after the first
 // is found through a value the first root's part binds, and must be a single node over
-// such values: then a change near it is within the first root's depth, where the
-// incremental driver looks again.
+// that part's values and leaves of its own. The incremental driver relies on this shape:
+// when such a node changes (or its own leaf's producer is replaced, which rewires it), it
+// looks again at the first roots within the rule's depth below the node's inputs
+// (engine/rewrite/worklist.cpp), which is where every first root it could pair with is.
 void PatternCompiler::check_roots(const std::vector<int>&) {
   for (std::size_t n = 0; n < nodes_.size(); ++n)
     for (const Arg& a : args_[n])

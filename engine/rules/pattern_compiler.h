@@ -94,7 +94,6 @@ class PatternCompiler {
   std::vector<int> queue_;
   bool with_checks_ = false;
   CompiledPattern first_;           ///< the first pass's result: names for constraints
-  std::uint32_t part0_values_ = 0;  ///< value registers bound by the first root's part
 };
 
 }  // namespace graphfuse::rules

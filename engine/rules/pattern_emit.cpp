@@ -36,11 +36,9 @@ void PatternCompiler::add_pending(match::ExprCheck c, dsl::Pos pos) {
   PendingCheck pc{std::move(c), {}, {}, pos};
   term_registers(pc.check.lhs, first_.program, pc.nodes, pc.values);
   term_registers(pc.check.rhs, first_.program, pc.nodes, pc.values);
+  // A constraint may read any value, a later root's own leaves too: the worklist looks
+  // again at the first roots beside a changed later root (engine/rewrite/worklist.cpp).
   if (!pc.values.empty() || pc.check.lhs.fn == match::Fn::Native) leaf_checks_ = true;
-  for (std::uint32_t v : pc.values)
-    if (v >= part0_values_)
-      fail(pos, "this constraint reads a value that only a root after the first reads; incremental matching "
-                "would not look again when it changes, so constrain values of the first root's pattern");
   pending_.push_back(std::move(pc));
 }
 
@@ -293,7 +291,6 @@ void PatternCompiler::emit(bool with_checks) {
   // reached producer's op is checked immediately, so most candidates fail early.
   queue_.assign(1, roots_[0]);
   for (std::size_t head = 0; head < queue_.size(); ++head) process_args(queue_[head]);
-  if (!with_checks) part0_values_ = p.num_value_regs;
   for (std::size_t i = 1; i < roots_.size(); ++i) connect_root(roots_[i]);
   p.num_node_regs = static_cast<std::uint32_t>(p.node_names.size());
   flush();
