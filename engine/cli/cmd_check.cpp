@@ -20,6 +20,9 @@ struct CheckOptions {
 // The rule files to load for `path`: the file itself, or, for a rule-test file without
 // rules of its own (`load:` + `tests:`), the files it loads, together.
 std::vector<std::string> rule_files_of(const std::string& path) {
+  // A directory of rule files is expanded by the loader itself.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return {path};
   try {
     YAML::Node root = YAML::LoadFile(path);
     if (root.IsMap() && !root["rules"] && root["load"] && root["load"].IsSequence()) {

@@ -167,9 +167,30 @@ RuleSet RuleSetBuilder::finish() {
   return std::move(set_);
 }
 
+// A directory stands for every *.yaml file under it, in path order, so that
+// `--rules rules/onnx` loads the whole library the same way on every machine.
+static std::vector<std::string> expand_rule_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && it->path().extension() == ".yaml") found.push_back(it->path().string());
+    if (ec) throw Error(SourceLoc{p}, "cannot list rule directory: " + ec.message());
+    if (found.empty()) throw Error(SourceLoc{p}, "rule directory holds no .yaml file");
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
 RuleSet load_rule_files(const std::vector<std::string>& paths) {
   RuleSetBuilder b;
-  for (const std::string& p : paths) {
+  for (const std::string& p : expand_rule_paths(paths)) {
     std::ifstream in(p, std::ios::binary);
     if (!in) throw Error(SourceLoc{p}, "cannot read rule file");
     std::ostringstream ss;

@@ -1,6 +1,9 @@
 // Rule-file loading and pattern/rewrite compilation: values, defaults, positioned errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "graphfuse/rules.h"
 #include "match/program.h"
 
@@ -128,6 +131,30 @@ TEST(RuleLoader, DuplicateAcrossFilesAndMissingFile) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "/nonexistent/rules.yaml: error: cannot read rule file");
   }
+}
+
+TEST(RuleLoader, DirectoryLoadsEveryYamlFileInPathOrder) {
+  // The ONNX library as a directory is the same rule set as its files listed by hand.
+  const std::string dir = std::string(GRAPHFUSE_SOURCE_DIR) + "/rules/onnx";
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  RuleSet by_dir = load_rule_files({dir});
+  RuleSet by_files = load_rule_files(files);
+  ASSERT_EQ(by_dir.size(), by_files.size());
+  ASSERT_GT(by_dir.size(), 10u);
+  for (std::size_t i = 0; i < by_dir.size(); ++i) EXPECT_EQ(by_dir.rules()[i].name, by_files.rules()[i].name);
+
+  const std::filesystem::path empty = std::filesystem::temp_directory_path() / "graphfuse_empty_rule_dir";
+  std::filesystem::create_directories(empty);
+  try {
+    load_rule_files({empty.string()});
+    FAIL() << "an empty rule directory loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), empty.string() + ": error: rule directory holds no .yaml file");
+  }
+  std::filesystem::remove(empty);
 }
 
 TEST(RuleLoader, MalformedPatternPointsIntoBlockScalar) {

@@ -118,7 +118,8 @@ class RuleSet {
 };
 
 /// Loads, validates and compiles rule files, in order, with the files they `include:`
-/// (each file once, before the including file's rules). Throws graphfuse::Error with
+/// (each file once, before the including file's rules). A path that is a directory
+/// stands for every *.yaml file under it (recursively), sorted by path. Throws graphfuse::Error with
 /// file:line:col for malformed YAML, unknown or duplicate keys, bad values, pattern
 /// and rewrite syntax or compile errors, include cycles, unknown natives, uses of ops
 /// against their `ops:` schema, and rule names defined twice (naming both).
