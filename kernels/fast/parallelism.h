@@ -6,13 +6,14 @@
 namespace graphfuse::kernels::fast {
 
 /// Work (floating-point operations, counting a multiply-add as two) below which a
-/// convolution or matmul runs on the calling thread alone. 1 MFLOP is about 10-20 us
-/// on one core; an OpenMP fork/join costs a few microseconds on an idle machine and
+/// convolution or matmul runs on the calling thread alone: 0.5 MFLOP, about 10 us on
+/// one core. An OpenMP fork/join costs a few microseconds on an idle machine and
 /// milliseconds on a busy one, where the barrier waits for a team thread the scheduler
 /// parked. GRAPHFUSE_SERIAL_FLOPS overrides it (0: always use every thread).
 std::int64_t serial_flops();
 /// The same bound for data movement (pooling windows, layout reorders), in elements
-/// touched: a float moved costs about what 32 flops do. Scales with serial_flops().
+/// touched: a float moved costs about what 32 flops do, so 16 Ki elements by default,
+/// the grain below which our TBB loops run serially. Scales with serial_flops().
 std::int64_t serial_elements();
 
 /// For its lifetime, the OpenMP regions this thread starts (hence the oneDNN primitives

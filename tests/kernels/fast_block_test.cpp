@@ -80,8 +80,8 @@ TEST(FastBlocks, RecycledOutputsCarryNothingOver) {
 
 // A TF-style chain (NHWC): _FusedConv2D (BiasAdd, Elu) -> FusedConv2D_BiasAdd_Relu6 ->
 // _FusedConv2D (BiasAdd, Add = x, Relu) -> Conv2D. Every output is over the pool's 4 KiB
-// floor, and the first convolution (1.3 MFLOP) is above the serial-execution bound while
-// the others are below it, so two threads run both oneDNN paths.
+// floor; c1 (1.3 MFLOP) and c3 (0.66) are above the serial-execution bound (0.5 MFLOP,
+// kernels/fast/parallelism.h) and c2, c4 below it, so two threads run both oneDNN paths.
 Graph tf_chain_graph() {
   Graph g;
   graphfuse::ValueType t;
