@@ -40,58 +40,14 @@ std::vector<Tensor> onnx_conv(ConvImpl impl, const KernelCall& c, bool fused) {
   return {run_conv(impl, p, c, x, w, b, z)};
 }
 
-// The activation a TF-style fused conv applies: its "activation" attribute, else the
-// op-name suffix after "BiasAdd_", else the second entry of "fused_ops".
-ActivationSpec tf_activation(const KernelCall& c) {
-  const float alpha = attr_float(c.attrs, "leakyrelu_alpha", 0.2f);
-  auto with_alpha = [&](ActivationSpec a) {
-    if (a.kind == Activation::LeakyRelu) a.alpha = alpha;
-    return a;
-  };
-  if (has_attr(c.attrs, "activation"))
-    return with_alpha(parse_activation(attr_string(c.attrs, "activation", ""),
-                                       attr_floats(c.attrs, "activation_params")));
-  if (auto fused_ops = c.attrs.get_if<std::vector<std::string>>("fused_ops")) {
-    check(!fused_ops->empty() && (*fused_ops)[0] == "BiasAdd",
-          "_FusedConv2D supports fused_ops [BiasAdd] or [BiasAdd, activation]");
-    check(fused_ops->size() <= 2, "_FusedConv2D supports at most one activation");
-    return with_alpha(fused_ops->size() == 2 ? parse_activation((*fused_ops)[1]) : ActivationSpec{});
-  }
-  const std::string_view op = c.op;
-  const auto pos = op.find("BiasAdd_");
-  return with_alpha(pos == std::string_view::npos ? ActivationSpec{}
-                                                  : parse_activation(op.substr(pos + 8)));
-}
-
-// TF Conv2D (x, w) and the fused family (x, w, b).
-std::vector<Tensor> tf_conv(ConvImpl impl, const KernelCall& c, bool fused) {
-  const Tensor& x = c.required(0);
-  const Tensor& w = c.required(1);
-  ConvParams p = conv_params_tf(c.attrs, x.shape, w.shape);
-  const Tensor* b = nullptr;
-  if (fused) {
-    b = &c.required(2);
-    p.has_bias = true;
-    p.act = tf_activation(c);
-  }
-  return {run_conv(impl, p, c, x, w, b, nullptr)};
-}
-
 }  // namespace
 
 void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last) {
   const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
   r.add("Conv", [impl](const KernelCall& c) { return onnx_conv(impl, c, false); }, ls);
   r.add("com.microsoft.FusedConv", [impl](const KernelCall& c) { return onnx_conv(impl, c, true); }, ls);
-  r.add("Conv2D", [impl](const KernelCall& c) { return tf_conv(impl, c, false); });
-  static constexpr std::array<const char*, 13> kFused{
-      "FusedConv2D", "_FusedConv2D", "FusedConv2D_BiasAdd", "FusedConv2D_BiasAdd_ReLU",
-      "FusedConv2D_BiasAdd_Relu", "FusedConv2D_BiasAdd_Relu6", "FusedConv2D_BiasAdd_ReLU6",
-      "FusedConv2D_BiasAdd_Sigmoid", "FusedConv2D_BiasAdd_Tanh", "FusedConv2D_BiasAdd_LeakyRelu",
-      "FusedConv2D_BiasAdd_HardSwish", "FusedConv2D_BiasAdd_Clip",
-      "FusedConv2D_BiasAdd_HardSigmoid"};
-  for (const char* name : kFused)
-    r.add(name, [impl](const KernelCall& c) { return tf_conv(impl, c, true); });
+  // TF's Conv2D and its fused forms are registered by reference/tf_conv.cpp, which each
+  // kernel set calls last so that it chooses how outputs are allocated.
 }
 
 namespace {

@@ -16,8 +16,8 @@ using BiasAddImpl = void (*)(const float* x, const float* b, float* y, std::int6
 using ActivationImpl = void (*)(const ActivationSpec& act, const float* x, float* y,
                                 std::int64_t n);
 
-/// Registers Conv, com.microsoft.FusedConv, Conv2D, the FusedConv2D_BiasAdd* family and
-/// _FusedConv2D, all computing through `impl`. With channels_last, the ONNX ops declare
+/// Registers Conv and com.microsoft.FusedConv computing through `impl` (TF's Conv2D family
+/// is register_tf_conv's, reference/tf_ops.h). With channels_last, they declare
 /// LayoutSupport::ChannelsLast (impl must honour ConvParams' layout flags).
 void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last);
 /// Registers BiasAdd and the single-activation ops (Relu, ReLU, Sigmoid, Tanh, LeakyRelu,

@@ -210,7 +210,7 @@ std::vector<Tensor> fast_onnx_conv(const KernelCall& c, bool fused) {
 }  // namespace
 
 void register_fast_conv(KernelRegistry& r) {
-  register_conv_ops(r, fast::conv2d, true);  // the TF-style family
+  // The TF-style family (Conv2D, FusedConv2D_*, _FusedConv2D) comes from register_tf_conv.
   r.add("Conv", [](const KernelCall& c) { return fast_onnx_conv(c, false); }, LayoutSupport::ChannelsLast);
   r.add("com.microsoft.FusedConv", [](const KernelCall& c) { return fast_onnx_conv(c, true); },
         LayoutSupport::ChannelsLast);

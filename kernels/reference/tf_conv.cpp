@@ -3,8 +3,8 @@
 // (BiasAdd, then optionally Add (a residual input), then optionally Relu, Relu6, Elu,
 // LeakyRelu, Tanh or Sigmoid). Bias, residual and activation go into the convolution's own
 // epilogue (ConvParams); Elu, which the epilogue lacks, is one pass afterwards.
-// Registered last in each set, over core/conv_ops.cpp's TF entries, so that each set
-// chooses how outputs are allocated (the fast set: its recycled, unfilled pool).
+// Registered once per set (core/registry.cpp), so that each set chooses how outputs are
+// allocated (the fast set: its recycled, unfilled pool).
 #include <array>
 
 #include "reference/tf_ops.h"

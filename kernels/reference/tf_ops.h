@@ -36,7 +36,7 @@ void register_tf_matmul(KernelRegistry& r);
 using OutputAlloc = Tensor (*)(Shape shape);
 /// Conv2D, the FusedConv2D_BiasAdd[_Act] family and _FusedConv2D with TF's full fused_ops
 /// (BiasAdd [, Add] [, activation incl. Elu]) through `conv` (reference or fast conv2d),
-/// replacing what register_conv_ops registered under these names. Outputs come from
+/// the only registration of these names. Outputs come from
 /// `alloc`; every path writes each output element (the convolution, then the Elu pass).
 void register_tf_conv(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc);
 
