@@ -71,7 +71,8 @@ void GraphBuilder::index_output_names() {
   }
 }
 
-GraphBuilder::Resolved GraphBuilder::resolve(const PendingRef& r, const std::string& user) const {
+template <class User>
+GraphBuilder::Resolved GraphBuilder::resolve(const PendingRef& r, const User& user) const {
   Resolved out;
   std::string id = r.name;
   bool by_id = false;
@@ -87,11 +88,11 @@ GraphBuilder::Resolved GraphBuilder::resolve(const PendingRef& r, const std::str
   }
   auto it = by_id ? by_id_.find(id) : by_id_.end();
   if (it == by_id_.end())
-    throw Error(r.loc, user + " refers to '" + r.name + "', which is no node id or output name");
+    throw Error(r.loc, user() + " refers to '" + r.name + "', which is no node id or output name");
   out.node = it->second;
   std::size_t count = output_count(nodes_[out.node]);
   if (out.port >= count)
-    throw Error(r.loc, user + " refers to output " + std::to_string(out.port) + " of '" + id +
+    throw Error(r.loc, user() + " refers to output " + std::to_string(out.port) + " of '" + id +
                            "', which has " + outputs_phrase(count) +
                            " (a node's `outputs` list gives its output count)");
   return out;
@@ -158,17 +159,17 @@ Graph GraphBuilder::build(const std::string& file) {
         inputs[i].push_back({});
         continue;
       }
-      inputs[i].push_back(resolve(n.inputs[s], "node '" + n.id + "': input " + std::to_string(s)));
+      inputs[i].push_back(resolve(n.inputs[s], [&] { return "node '" + n.id + "': input " + std::to_string(s); }));
     }
   }
   std::vector<Resolved> graph_inputs, graph_outputs;
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
-    Resolved r = resolve(inputs_[k], "graph input " + std::to_string(k));
+    Resolved r = resolve(inputs_[k], [&] { return "graph input " + std::to_string(k); });
     if (r.port != 0) throw Error(inputs_[k].loc, "graph input " + std::to_string(k) + " must name a node, not an output of one");
     graph_inputs.push_back(r);
   }
   for (std::size_t k = 0; k < outputs_.size(); ++k)
-    graph_outputs.push_back(resolve(outputs_[k], "graph output " + std::to_string(k)));
+    graph_outputs.push_back(resolve(outputs_[k], [&] { return "graph output " + std::to_string(k); }));
 
   Graph g;
   g.source_file = file;

@@ -1,4 +1,4 @@
-// Typed attribute values, tensors and value types from yaml-cpp nodes (YAML and JSON).
+// Typed attribute values, tensors and value types from a DocTree (YAML and JSON).
 #include "yaml_values.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "dsl/parser.h"
 #include "text_values.h"
 
 namespace graphfuse::textio {
@@ -16,13 +17,41 @@ SourceLoc YamlSource::loc(const YAML::Mark& m) const {
   return SourceLoc{file, m.line + 1, m.column + 1};
 }
 
-SourceLoc YamlSource::loc(const YAML::Node& n) const { return loc(n.Mark()); }
+SourceLoc YamlSource::loc(const DocRef& n) const {
+  if (n.line() < 0) return SourceLoc{file};
+  return SourceLoc{file, n.line() + 1, n.column() + 1};
+}
 
 void YamlSource::fail(const SourceLoc& at, const std::string& msg) const {
   std::string line;
-  if (lines && at.line > 0 && static_cast<std::size_t>(at.line) <= lines->size())
+  auto lines = dsl::split_lines(text);
+  if (at.line > 0 && static_cast<std::size_t>(at.line) <= lines->size())
     line = (*lines)[static_cast<std::size_t>(at.line) - 1];
   throw Error(at, msg, line);
+}
+
+std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree) {
+  const YAML::Mark m = n.Mark();
+  DocTree::Kind kind = n.IsMap() ? DocTree::Kind::Map
+                       : n.IsSequence() ? DocTree::Kind::Seq
+                       : n.IsScalar()   ? DocTree::Kind::Scalar
+                                        : DocTree::Kind::Null;
+  std::uint32_t self = tree.add(kind, m.line, m.column);
+  if (kind == DocTree::Kind::Scalar) {
+    tree.node(self).text = tree.keep(n.Scalar());
+    // yaml-cpp's tags: "?" a plain scalar, "!" a quoted one, anything else written out.
+    const std::string& tag = n.Tag();
+    if (tag == "!") tree.node(self).style = DocTree::Style::Quoted;
+    else if (tag != "?") tree.set_tag(self, tag);
+  } else if (kind == DocTree::Kind::Seq) {
+    for (const auto& e : n) tree.append(self, copy_yaml(e, tree));
+  } else if (kind == DocTree::Kind::Map) {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      tree.append(self, copy_yaml(it->first, tree));
+      tree.append(self, copy_yaml(it->second, tree));
+    }
+  }
+  return self;
 }
 
 namespace {
@@ -66,12 +95,14 @@ bool float_syntax(std::string_view s) {
   return marked && p == s.size();
 }
 
-Scalar read_scalar(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+Scalar read_scalar(const DocRef& n, const YamlSource& src, const std::string& what) {
   Scalar out;
-  out.s = n.Scalar();
-  const std::string& tag = n.Tag();
-  if (tag == "!" || tag == "tag:yaml.org,2002:str") return out;  // quoted: always a string
-  if (tag != "?") src.fail(n, what + ": unsupported YAML tag '" + tag + "'");
+  out.s = n.scalar();
+  if (n.style() == DocTree::Style::Quoted) return out;  // quoted: always a string
+  if (n.style() == DocTree::Style::Tagged) {
+    if (n.tag() == "tag:yaml.org,2002:str") return out;
+    src.fail(n, what + ": unsupported YAML tag '" + n.tag() + "'");
+  }
   const std::string& s = out.s;
   if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") {
     out.kind = Kind::Bool;
@@ -111,13 +142,13 @@ Scalar read_scalar(const YAML::Node& n, const YamlSource& src, const std::string
   return out;
 }
 
-float narrow(double d, const YAML::Node& n, const YamlSource& src, const std::string& what) {
+float narrow(double d, const DocRef& n, const YamlSource& src, const std::string& what) {
   float f;
   if (!to_float32(d, f)) src.fail(n, what + ": float out of float32 range");
   return f;
 }
 
-const YAML::Node* find_key(const std::vector<YamlEntry>& es, const char* key) {
+const DocRef* find_key(const std::vector<YamlEntry>& es, const char* key) {
   for (const auto& e : es)
     if (e.key == key) return &e.value;
   return nullptr;
@@ -133,19 +164,19 @@ void only_keys(const std::vector<YamlEntry>& es, std::initializer_list<const cha
     }
 }
 
-std::vector<std::int64_t> int_list(const YAML::Node& n, const YamlSource& src, const std::string& what) {
-  if (!n.IsSequence()) src.fail(n, what + " must be a list of integers");
+std::vector<std::int64_t> int_list(const DocRef& n, const YamlSource& src, const std::string& what) {
+  if (!n.is_seq()) src.fail(n, what + " must be a list of integers");
   std::vector<std::int64_t> out;
   for (const auto& e : n) {
-    Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
-    if (!e.IsScalar() || s.kind != Kind::Int) src.fail(e, what + " must be a list of integers");
+    Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
+    if (!e.is_scalar() || s.kind != Kind::Int) src.fail(e, what + " must be a list of integers");
     out.push_back(s.i);
   }
   return out;
 }
 
-DType dtype_of(const YAML::Node& n, const YamlSource& src, const std::string& what) {
-  if (!n.IsScalar()) src.fail(n, what + ": expected an element type such as float32");
+DType dtype_of(const DocRef& n, const YamlSource& src, const std::string& what) {
+  if (!n.is_scalar()) src.fail(n, what + ": expected an element type such as float32");
   Scalar s = read_scalar(n, src, what);
   if (s.kind == Kind::Int) return static_cast<DType>(s.i);  // an ONNX type number with no name
   auto t = dtype_from_name(s.s);
@@ -153,19 +184,19 @@ DType dtype_of(const YAML::Node& n, const YamlSource& src, const std::string& wh
   return *t;
 }
 
-Tensor read_tensor(const YAML::Node& n, const std::vector<YamlEntry>& es, const YamlSource& src,
+Tensor read_tensor(const DocRef& n, const std::vector<YamlEntry>& es, const YamlSource& src,
                    const std::string& what) {
   only_keys(es, {"tensor", "shape", "data"}, src, what);
   DType dtype = dtype_of(*find_key(es, "tensor"), src, what);
-  const YAML::Node* shape = find_key(es, "shape");
+  const DocRef* shape = find_key(es, "shape");
   if (!shape) src.fail(n, what + ": a tensor needs a `shape` list ([] for a scalar)");
-  const YAML::Node* data = find_key(es, "data");
+  const DocRef* data = find_key(es, "data");
   std::vector<Element> elems;
   if (data) {
-    if (!data->IsSequence()) src.fail(*data, what + ": tensor `data` must be a list of numbers");
+    if (!data->is_seq()) src.fail(*data, what + ": tensor `data` must be a list of numbers");
     for (const auto& e : *data) {
-      Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
-      if (!e.IsScalar() || s.kind == Kind::String) src.fail(e, what + ": tensor data must be numbers");
+      Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
+      if (!e.is_scalar() || s.kind == Kind::String) src.fail(e, what + ": tensor data must be numbers");
       if (s.kind == Kind::Float) elems.push_back(Element{false, 0, s.d});
       else elems.push_back(Element{true, s.kind == Kind::Bool ? std::int64_t{s.b} : s.i, 0});
     }
@@ -178,26 +209,29 @@ Tensor read_tensor(const YAML::Node& n, const std::vector<YamlEntry>& es, const 
 
 }  // namespace
 
-std::vector<YamlEntry> yaml_entries(const YAML::Node& map, const YamlSource& src, const std::string& what) {
-  if (!map.IsMap()) src.fail(map, what + ": expected a mapping");
+std::vector<YamlEntry> yaml_entries(const DocRef& map, const YamlSource& src, const std::string& what) {
+  if (!map.is_map()) src.fail(map, what + ": expected a mapping");
   std::vector<YamlEntry> out;
+  out.reserve(map.size() / 2);
   for (auto it = map.begin(); it != map.end(); ++it) {
-    if (!it->first.IsScalar()) src.fail(it->first, what + ": keys must be plain names");
-    std::string key = it->first.Scalar();
+    DocRef k = *it;
+    DocRef v = *++it;
+    if (!k.is_scalar()) src.fail(k, what + ": keys must be plain names");
+    std::string key(k.scalar());
     for (const auto& e : out)
-      if (e.key == key) src.fail(it->first, what + ": duplicate key '" + key + "'");
-    out.push_back(YamlEntry{std::move(key), it->first, it->second});
+      if (e.key == key) src.fail(k, what + ": duplicate key '" + key + "'");
+    out.push_back(YamlEntry{std::move(key), k, v});
   }
   return out;
 }
 
-std::string yaml_name(const YAML::Node& n, const YamlSource& src, const std::string& what) {
-  if (!n.IsScalar() || n.Scalar().empty()) src.fail(n, what + " must be a non-empty name");
-  return n.Scalar();
+std::string yaml_name(const DocRef& n, const YamlSource& src, const std::string& what) {
+  if (!n.is_scalar() || n.scalar().empty()) src.fail(n, what + " must be a non-empty name");
+  return std::string(n.scalar());
 }
 
-AttrValue yaml_attr_value(const YAML::Node& n, const YamlSource& src, const std::string& what) {
-  if (n.IsScalar()) {
+AttrValue yaml_attr_value(const DocRef& n, const YamlSource& src, const std::string& what) {
+  if (n.is_scalar()) {
     Scalar s = read_scalar(n, src, what);
     switch (s.kind) {
       case Kind::Int: return s.i;
@@ -206,29 +240,29 @@ AttrValue yaml_attr_value(const YAML::Node& n, const YamlSource& src, const std:
       default: return s.s;
     }
   }
-  if (n.IsMap()) {
+  if (n.is_map()) {
     auto es = yaml_entries(n, src, what);
     if (find_key(es, "tensor")) return read_tensor(n, es, src, what);
-    if (const YAML::Node* kind = find_key(es, "opaque")) {
+    if (const DocRef* kind = find_key(es, "opaque")) {
       only_keys(es, {"opaque", "bytes"}, src, what);
-      const YAML::Node* bytes = find_key(es, "bytes");
+      const DocRef* bytes = find_key(es, "bytes");
       Opaque o{yaml_name(*kind, src, what + ": opaque kind"), {}};
-      if (!bytes || !bytes->IsScalar() || !base64_decode(bytes->Scalar(), o.bytes))
+      if (!bytes || !bytes->is_scalar() || !base64_decode(bytes->scalar(), o.bytes))
         src.fail(bytes ? *bytes : n, what + ": opaque `bytes` must be base64");
       return o;
     }
     src.fail(n, what + ": a mapping value must be a tensor {tensor: float32, shape: [..], data: [..]}");
   }
-  if (!n.IsSequence()) src.fail(n, what + " has no value");
+  if (!n.is_seq()) src.fail(n, what + " has no value");
   std::vector<ListElement> elems;
-  std::vector<YAML::Node> nodes;  // for positions in messages
+  std::vector<DocRef> nodes;  // for positions in messages
   for (const auto& e : n) {
     nodes.push_back(e);
-    if (e.IsMap()) {
+    if (e.is_map()) {
       auto es = yaml_entries(e, src, what);
       if (!find_key(es, "tensor")) src.fail(e, what + ": list elements may be numbers, strings, bools or tensors");
       elems.emplace_back(read_tensor(e, es, src, what));
-    } else if (e.IsScalar()) {
+    } else if (e.is_scalar()) {
       Scalar s = read_scalar(e, src, what);
       switch (s.kind) {
         case Kind::Int: elems.emplace_back(s.i); break;
@@ -247,19 +281,19 @@ AttrValue yaml_attr_value(const YAML::Node& n, const YamlSource& src, const std:
   return out;
 }
 
-ValueType yaml_value_type(const YAML::Node& n, const YamlSource& src, const std::string& what) {
+ValueType yaml_value_type(const DocRef& n, const YamlSource& src, const std::string& what) {
   auto es = yaml_entries(n, src, what);
   only_keys(es, {"dtype", "shape"}, src, what);
   ValueType t;
-  if (const YAML::Node* d = find_key(es, "dtype")) t.dtype = dtype_of(*d, src, what);
-  if (const YAML::Node* shape = find_key(es, "shape")) {
-    if (!shape->IsSequence()) src.fail(*shape, what + ": shape must be a list");
+  if (const DocRef* d = find_key(es, "dtype")) t.dtype = dtype_of(*d, src, what);
+  if (const DocRef* shape = find_key(es, "shape")) {
+    if (!shape->is_seq()) src.fail(*shape, what + ": shape must be a list");
     t.shape_known = true;
     bool any_param = false;
     std::vector<std::string> params;
     for (const auto& e : *shape) {
-      Scalar s = e.IsScalar() ? read_scalar(e, src, what) : Scalar{};
-      if (!e.IsScalar() || (s.kind != Kind::Int && s.kind != Kind::String) || s.s.empty())
+      Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
+      if (!e.is_scalar() || (s.kind != Kind::Int && s.kind != Kind::String) || s.s.empty())
         src.fail(e, what + ": a dimension is an integer (-1 unknown) or a name");
       t.shape.push_back(s.kind == Kind::Int ? s.i : -1);
       params.push_back(s.kind == Kind::String ? s.s : std::string());

@@ -1,0 +1,101 @@
+// The JSON graph reader (engine/io/json_parse.cpp): a .json file goes through our own parser,
+// any other name through yaml-cpp. JSON is YAML, so the same text read both ways must give
+// the same graph and the same errors at the same file:line:column; plus the JSON syntax
+// errors of our parser.
+#include <gtest/gtest.h>
+
+#include "graphfuse/io.h"
+
+using namespace graphfuse;
+
+namespace {
+
+std::string error_of(const std::string& text, const std::string& file) {
+  try {
+    parse_graph_yaml(text, file);
+  } catch (const Error& e) {
+    return e.loc().str() + ": " + e.message() + " | " + e.source_line();
+  }
+  return "no error";
+}
+
+/// The error through our JSON parser, checked equal to yaml-cpp's for the same text.
+std::string both_error(const std::string& text) {
+  std::string json = error_of(text, "g.json");
+  std::string yaml = error_of(text, "g.yaml");
+  EXPECT_EQ(json.substr(6), yaml.substr(6)) << text;  // past "g.json" / "g.yaml"
+  return json;
+}
+
+}  // namespace
+
+TEST(IoJson, SameGraphAsYamlCpp) {
+  // Escapes, unicode, numbers of every spelling the typing rules know, nulls, nesting.
+  const char* text = R"({
+  "properties": {"p": "a\"b\\c\/d\n\t\u00e9", "q": [1, 2.5, -3e2], "r": true},
+  "nodes": [
+    {"id": "x", "op_type": "Input", "types": [{"dtype": "float32", "shape": [1, "N", -1]}]},
+    {"id": "c", "op_type": "Const", "attributes": {"value": {"tensor": "float32", "shape": [2],
+      "data": [NaN, -Infinity]}, "i": -7, "f": 1e-3, "s": "12", "b": false, "e": [],
+      "t": [{"tensor": "int64", "shape": [], "data": [3]}], "o": {"opaque": "k", "bytes": "AAE="}}},
+    {"id": "y", "op_type": "Add", "inputs": ["x", null, "c"], "outputs": ["y", "y:1"]}
+  ],
+  "outputs": ["y:1"]
+})";
+  Graph a = parse_graph_yaml(text, "g.json");
+  Graph b = parse_graph_yaml(text, "g.yaml");
+  EXPECT_EQ(write_graph_json(a), write_graph_json(b));
+  EXPECT_EQ(*a.properties().get_if<std::string>("p"), "a\"b\\c/d\n\t\xc3\xa9");
+  // A surrogate pair (which yaml-cpp refuses) is one code point.
+  Graph s = parse_graph_yaml(R"({"properties": {"p": "\ud83d\ude00"}, "nodes": []})", "s.json");
+  EXPECT_EQ(*s.properties().get_if<std::string>("p"), "\xf0\x9f\x98\x80");
+  EXPECT_EQ(a.node(*a.find("x")).loc.str(), "g.json:4:5");
+  // What the writer writes reads back to the same bytes through the JSON parser.
+  std::string j = write_graph_json(a);
+  EXPECT_EQ(write_graph_json(parse_graph_yaml(j, "h.json")), j);
+}
+
+TEST(IoJson, SchemaErrorsMatchYamlCpp) {
+  EXPECT_EQ(both_error(R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "b", "op_type": "Relu", "inputs": ["q"]}]})"),
+            "g.json:1:87: node 'b': input 0 refers to 'q', which is no node id or output name | "
+            R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "b", "op_type": "Relu", "inputs": ["q"]}]})");
+  EXPECT_EQ(both_error("[1, 2]"),
+            "g.json:1:1: expected a mapping with a `nodes:` list (and optional `inputs:`, `outputs:`) | [1, 2]");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"Input\",\n \"zzz\": 1}]}"),
+            "g.json:2:2: node: unknown key 'zzz' (expected id, op_type, inputs, outputs, attributes, types) |  \"zzz\": 1}]}");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"a\", \"id\": \"b\"}]}").substr(0, 42), "g.json:1:24: node: duplicate key 'id' | {\"");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"\", \"op_type\": \"Input\"}]}").substr(0, 43),
+            "g.json:1:19: node id must be a non-empty na");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"C\", \"attributes\": {\"k\": [[1]]}}]}").substr(0, 77),
+            "g.json:1:61: node 'a': attribute 'k': lists of lists are not attribute values");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"C\", \"attributes\": {\"k\": 99999999999999999999}}]}")
+                .substr(0, 72),
+            "g.json:1:60: node 'a': attribute 'k': integer 99999999999999999999 out o");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"C\", \"attributes\": {\"k\": null}}]}").substr(0, 49),
+            "g.json:1:60: node 'a': attribute 'k' has no value");
+  EXPECT_EQ(both_error("{\"nodes\": 3}").substr(0, 44), "g.json:1:11: `nodes` must be a list of nodes");
+  EXPECT_EQ(both_error("{\"nodes\": []}\n"), "no error");
+}
+
+TEST(IoJson, SyntaxErrors) {
+  auto err = [](const std::string& t) {
+    std::string e = error_of(t, "g.json");
+    return e.substr(0, e.find(" | "));
+  };
+  EXPECT_EQ(err(""), "g.json:1:1: expected a mapping with a `nodes:` list (and optional `inputs:`, `outputs:`)");
+  EXPECT_EQ(err(" \n "), "g.json:1:1: expected a mapping with a `nodes:` list (and optional `inputs:`, `outputs:`)");
+  EXPECT_EQ(err("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"Input\"}]\n"),
+            "g.json:2:1: malformed YAML/JSON: end of map flow not found");
+  EXPECT_EQ(err("{\"nodes\": [\n"), "g.json:2:1: malformed YAML/JSON: end of sequence flow not found");
+  EXPECT_EQ(err("{\"nodes\": [] \"x\": 1}"), "g.json:1:14: malformed YAML/JSON: expected ',' or '}' after a mapping entry");
+  EXPECT_EQ(err("{\"nodes\": [1 2]}"), "g.json:1:14: malformed YAML/JSON: expected ',' or ']' after a list element");
+  EXPECT_EQ(err("{\"nodes\": [1,]}"), "g.json:1:14: malformed YAML/JSON: expected a value after ','");
+  EXPECT_EQ(err("{\"nodes\": [,]}"), "g.json:1:12: malformed YAML/JSON: expected a value");
+  EXPECT_EQ(err("{nodes: []}"), "g.json:1:2: malformed YAML/JSON: expected a quoted key");
+  EXPECT_EQ(err("{\"nodes\" []}"), "g.json:1:10: malformed YAML/JSON: expected ':' after a key");
+  EXPECT_EQ(err("{\"nodes\": []}\n{}"), "g.json:2:1: malformed YAML/JSON: unexpected text after the top-level value");
+  EXPECT_EQ(err("{\"nodes\": [\"ab\n\"]}"), "g.json:1:15: malformed YAML/JSON: end of string not found");
+  EXPECT_EQ(err("{\"nodes\": [\"a\\qb\"]}"), "g.json:1:15: malformed YAML/JSON: unknown escape character 'q'");
+  EXPECT_EQ(err("{\"nodes\": [\"\\u12G4\"]}"), "g.json:1:17: malformed YAML/JSON: a \\u escape needs four hex digits");
+  EXPECT_EQ(err(std::string(2000, '[')), "g.json:1:1002: malformed YAML/JSON: values nested too deeply");
+}
