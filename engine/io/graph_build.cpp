@@ -34,20 +34,70 @@ std::size_t output_count(const PendingNode& n) { return std::max<std::size_t>(1,
 
 }  // namespace
 
-void GraphBuilder::add_node(PendingNode n) {
-  auto [it, fresh] = by_id_.emplace(n.id, nodes_.size());
-  if (!fresh) {
-    const SourceLoc& first = nodes_[it->second].loc;
-    throw Error(n.loc, "duplicate node id '" + n.id + "'" +
-                           (first.known() ? " (first defined at " + first.str() + ")" : ""));
-  }
-  // An output named like its default (`id`, `id:k`) is the same as an unnamed one.
-  for (std::size_t k = 0; k < n.output_names.size(); ++k)
-    if (n.output_names[k] == default_name(n.id, k)) n.output_names[k].clear();
-  nodes_.push_back(std::move(n));
+std::uint32_t GraphBuilder::id_hash(std::string_view id) {
+  std::uint64_t h = std::hash<std::string_view>{}(id);
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 
-bool GraphBuilder::has_node(const std::string& id) const { return by_id_.count(id) != 0; }
+void GraphBuilder::grow_ids(std::size_t n) {
+  std::size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;  // at most half full: probes stay short
+  if (cap <= id_slots_.size()) return;
+  std::vector<std::uint64_t> old = std::move(id_slots_);
+  id_slots_.assign(cap, 0);
+  for (std::uint64_t s : old) {
+    if (!s) continue;
+    std::size_t at = (s >> 32) & (cap - 1);
+    while (id_slots_[at]) at = (at + 1) & (cap - 1);
+    id_slots_[at] = s;
+  }
+}
+
+std::size_t GraphBuilder::find_id(std::string_view id) const {
+  if (id_slots_.empty()) return kNoId;
+  std::uint32_t h = id_hash(id);
+  std::size_t mask = id_slots_.size() - 1;
+  for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+    std::uint64_t s = id_slots_[at];
+    if (!s) return kNoId;
+    std::size_t i = static_cast<std::size_t>(s & 0xffffffffu) - 1;
+    if ((s >> 32) == h && nodes_[i].id == id) return i;
+  }
+}
+
+std::size_t GraphBuilder::insert_id(std::size_t i) {
+  if (2 * (id_count_ + 1) > id_slots_.size()) grow_ids(id_count_ + 1);
+  std::uint32_t h = id_hash(nodes_[i].id);
+  std::size_t mask = id_slots_.size() - 1;
+  std::size_t at = h & mask;
+  for (;; at = (at + 1) & mask) {
+    std::uint64_t s = id_slots_[at];
+    if (!s) break;
+    std::size_t j = static_cast<std::size_t>(s & 0xffffffffu) - 1;
+    if ((s >> 32) == h && nodes_[j].id == nodes_[i].id) return j;
+  }
+  id_slots_[at] = std::uint64_t{h} << 32 | (i + 1);
+  ++id_count_;
+  return kNoId;
+}
+
+void GraphBuilder::add_node(PendingNode n) {
+  // Kept first so the index can compare ids in place; taken back out if it is a duplicate.
+  nodes_.push_back(std::move(n));
+  PendingNode& added = nodes_.back();
+  if (std::size_t first = insert_id(nodes_.size() - 1); first != kNoId) {
+    const SourceLoc& at = nodes_[first].loc;
+    Error e(added.loc, "duplicate node id '" + added.id + "'" +
+                           (at.known() ? " (first defined at " + at.str() + ")" : ""));
+    nodes_.pop_back();
+    throw e;
+  }
+  // An output named like its default (`id`, `id:k`) is the same as an unnamed one.
+  for (std::size_t k = 0; k < added.output_names.size(); ++k)
+    if (added.output_names[k] == default_name(added.id, k)) added.output_names[k].clear();
+}
+
+bool GraphBuilder::has_node(const std::string& id) const { return find_id(id) != kNoId; }
 
 void GraphBuilder::index_output_names() {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -56,12 +106,12 @@ void GraphBuilder::index_output_names() {
       const std::string& name = n.output_names[k];
       if (name.empty()) continue;
       std::string what = "node '" + n.id + "': output name '" + name + "'";
-      if (auto it = by_id_.find(name); it != by_id_.end())
+      if (std::size_t other = find_id(name); other != kNoId)
         throw Error(n.loc, what + " clashes with the id of node '" + name + "'" +
-                               (nodes_[it->second].loc.known() ? " at " + nodes_[it->second].loc.str() : ""));
+                               (nodes_[other].loc.known() ? " at " + nodes_[other].loc.str() : ""));
       std::string base;
       std::uint32_t port = 0;
-      if (split_port(name, base, port) && by_id_.count(base))
+      if (split_port(name, base, port) && find_id(base) != kNoId)
         throw Error(n.loc, what + " clashes with the default name of output " + std::to_string(port) +
                                " of node '" + base + "'");
       auto [it, fresh] = by_output_name_.emplace(name, Resolved{i, static_cast<std::uint32_t>(k)});
@@ -79,17 +129,17 @@ GraphBuilder::Resolved GraphBuilder::resolve(const PendingRef& r, const User& us
   if (r.port >= 0) {
     out.port = static_cast<std::uint32_t>(r.port);
     by_id = true;
-  } else if (auto it = by_id_.find(r.name); it != by_id_.end()) {
-    return Resolved{it->second, 0};
+  } else if (std::size_t i = find_id(r.name); i != kNoId) {
+    return Resolved{i, 0};
   } else if (auto o = by_output_name_.find(r.name); o != by_output_name_.end()) {
     return o->second;
   } else {
     by_id = split_port(r.name, id, out.port);
   }
-  auto it = by_id ? by_id_.find(id) : by_id_.end();
-  if (it == by_id_.end())
+  std::size_t found = by_id ? find_id(id) : kNoId;
+  if (found == kNoId)
     throw Error(r.loc, user() + " refers to '" + r.name + "', which is no node id or output name");
-  out.node = it->second;
+  out.node = found;
   std::size_t count = output_count(nodes_[out.node]);
   if (out.port >= count)
     throw Error(r.loc, user() + " refers to output " + std::to_string(out.port) + " of '" + id +
