@@ -13,8 +13,6 @@ class JsonParser {
   JsonParser(std::string_view text, DocTree& tree, const YamlSource& src) : t_(text), tree_(tree), src_(src) {}
 
   std::uint32_t parse() {
-    // About one value per 8 bytes in written graphs; saves the vector's regrowth copies.
-    tree_.reserve(t_.size() / 8 + 16);
     skip_ws();
     if (p_ == t_.size()) return DocTree::kNone;
     std::uint32_t root = value(0);

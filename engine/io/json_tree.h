@@ -1,12 +1,13 @@
 // Internal to io: a small position-carrying value tree (null, scalar, list, mapping) that both
 // graph readers produce - the JSON reader straight from the file bytes, the YAML reader by
 // copying yaml-cpp's nodes - so the graph schema and the attribute typing rules (yaml_values.h)
-// are written once. It is flat (one vector of nodes, siblings linked by index) because a 10^6
+// are written once. It is flat (nodes in fixed chunks, siblings linked by index) because a 10^6
 // node graph has ~10^7 values and a node-per-allocation tree costs more than the parse.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,35 +34,38 @@ class DocTree {
 
   /// Appends a node with no parent; returns its index.
   std::uint32_t add(Kind kind, std::int32_t line, std::int32_t column) {
-    Node n;
+    if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
+    Node& n = node(size_);
     n.kind = kind;
     n.line = line;
     n.column = column;
-    nodes_.push_back(n);
-    return static_cast<std::uint32_t>(nodes_.size() - 1);
+    return size_++;
   }
   /// Links `child` as the last child of `parent`.
   void append(std::uint32_t parent, std::uint32_t child) {
-    Node& p = nodes_[parent];
+    Node& p = node(parent);
     if (p.last == kNone) p.first = child;
-    else nodes_[p.last].next = child;
+    else node(p.last).next = child;
     p.last = child;
     ++p.count;
   }
   /// A scalar's text must outlive the tree: a view into the source, or kept here.
   std::string_view keep(std::string s) { return strings_.emplace_back(std::move(s)); }
   void set_tag(std::uint32_t node, std::string tag) {
-    nodes_[node].style = Style::Tagged;
+    this->node(node).style = Style::Tagged;
     tags_[node] = std::move(tag);
   }
   const std::string& tag(std::uint32_t node) const { return tags_.at(node); }
 
-  Node& node(std::uint32_t i) { return nodes_[i]; }
-  const Node& node(std::uint32_t i) const { return nodes_[i]; }
-  void reserve(std::size_t n) { nodes_.reserve(n); }
+  Node& node(std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const Node& node(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
 
  private:
-  std::vector<Node> nodes_;
+  // Nodes live in fixed chunks, never moved: a vector regrowing to 10^7 nodes copied
+  // (and page-faulted) hundreds of MB.
+  static constexpr std::uint32_t kChunkBits = 16, kChunk = 1u << kChunkBits;
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::uint32_t size_ = 0;
   std::deque<std::string> strings_;  // deque: views into the strings stay valid
   std::unordered_map<std::uint32_t, std::string> tags_;
 };
