@@ -99,3 +99,12 @@ TEST(IoJson, SyntaxErrors) {
   EXPECT_EQ(err("{\"nodes\": [\"\\u12G4\"]}"), "g.json:1:17: malformed YAML/JSON: a \\u escape needs four hex digits");
   EXPECT_EQ(err(std::string(2000, '[')), "g.json:1:1002: malformed YAML/JSON: values nested too deeply");
 }
+
+TEST(IoJson, YamlTagsSurviveTheTreeCopy) {
+  // yaml-cpp's tags travel into the DocTree: !!str makes a string, quoting too, others fail.
+  Graph g = parse_graph_yaml("nodes:\n  - {id: a, op_type: C, attributes: {s: !!str 5, q: '6', i: 7}}\n", "t.yaml");
+  const Attributes& a = g.node(*g.find("a")).attrs;
+  EXPECT_EQ(*a.get_if<std::string>("s"), "5");
+  EXPECT_EQ(*a.get_if<std::string>("q"), "6");
+  EXPECT_EQ(*a.get_if<std::int64_t>("i"), 7);
+}
