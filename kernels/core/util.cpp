@@ -1,9 +1,11 @@
 // Helpers shared by the kernel implementations.
 #include "core/util.h"
 
+#include <algorithm>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 namespace graphfuse::kernels {
 
@@ -25,17 +27,16 @@ namespace {
 // Recycles large tensor buffers. A fresh multi-megabyte allocation is served by mmap and
 // costs a page fault per 4 KiB on first touch (on this VM, more than the convolution
 // writing it); a buffer returned by the last Tensor that used it is kept here and handed
-// to the next allocation of the same size. Bounded, and leaked on purpose so that
-// Tensors destroyed during static destruction can still return their buffers.
+// to the next allocation of the same size. Bounded, and leaked on purpose (see the pools
+// below) so that Tensors destroyed during static destruction can still return their buffers.
 class BufferPool {
  public:
-  static constexpr std::size_t kMinBytes = 64 * 1024;
-  static constexpr std::size_t kMaxPooledBytes = std::size_t{1} << 30;
+  BufferPool(std::size_t min_bytes, std::size_t max_pooled_bytes, bool zero_on_reuse)
+      : min_bytes_(min_bytes), max_pooled_bytes_(max_pooled_bytes), zero_on_reuse_(zero_on_reuse) {}
 
-  static BufferPool& get() {
-    static BufferPool* pool = new BufferPool;
-    return *pool;
-  }
+  /// Below this, malloc is as fast as the pool and the lock would only add contention.
+  std::size_t min_bytes() const { return min_bytes_; }
+
   std::string* take(std::size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -44,18 +45,17 @@ class BufferPool {
         std::string* s = it->second.back();
         it->second.pop_back();
         pooled_ -= bytes;
-        // Zeroed like a fresh buffer: a kernel that missed an element must not show
-        // the previous run's (plausible) value.
-        std::fill(s->begin(), s->end(), '\0');
+        if (zero_on_reuse_) std::fill(s->begin(), s->end(), '\0');
         return s;
       }
     }
+    // std::string value-initializes: a fresh buffer is zeros (and pays its page faults once).
     return new std::string(bytes, '\0');
   }
   void give(std::string* s) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (pooled_ + s->size() <= kMaxPooledBytes) {
+      if (pooled_ + s->size() <= max_pooled_bytes_) {
         pooled_ += s->size();
         free_[s->size()].push_back(s);
         return;
@@ -65,25 +65,53 @@ class BufferPool {
   }
 
  private:
+  const std::size_t min_bytes_;
+  const std::size_t max_pooled_bytes_;
+  const bool zero_on_reuse_;
   std::mutex mu_;
   std::unordered_map<std::size_t, std::vector<std::string*>> free_;
   std::size_t pooled_ = 0;
 };
-}  // namespace
 
-Tensor alloc(DType dtype, Shape shape) {
+// Zeroed like a fresh buffer: a kernel that misses an element must not show the previous
+// run's (plausible) value.
+BufferPool& zeroed_pool() {
+  static BufferPool* pool = new BufferPool(64 * 1024, std::size_t{1} << 30, true);
+  return *pool;
+}
+
+// For kernels that write every element: zero-filling a recycled buffer right before the
+// kernel overwrites it was ~24 MB of single-threaded memset per mobilenet_v2 run.
+BufferPool& unfilled_pool() {
+  static BufferPool* pool = new BufferPool(4 * 1024, std::size_t{512} << 20, false);
+  return *pool;
+}
+
+Tensor pooled_tensor(DType dtype, Shape shape, BufferPool& pool) {
   for (auto d : shape) check(d >= 0, "negative dimension in shape " + shape_str(shape));
   Tensor t;
   t.dtype = dtype;
   const auto bytes = static_cast<std::size_t>(numel(shape)) * dtype_size(dtype);
   t.shape = std::move(shape);
   // Created non-const so that mut<T>() may write through the const view Tensor keeps.
-  if (bytes < BufferPool::kMinBytes) {
+  if (bytes < pool.min_bytes()) {
     t.data = std::make_shared<std::string>(bytes, '\0');
   } else {
-    t.data = std::shared_ptr<std::string>(BufferPool::get().take(bytes),
-                                          [](std::string* s) { BufferPool::get().give(s); });
+    t.data = std::shared_ptr<std::string>(pool.take(bytes), [p = &pool](std::string* s) { p->give(s); });
   }
+  return t;
+}
+}  // namespace
+
+Tensor alloc(DType dtype, Shape shape) { return pooled_tensor(dtype, std::move(shape), zeroed_pool()); }
+
+Tensor alloc_unfilled(DType dtype, Shape shape) {
+  Tensor t = pooled_tensor(dtype, std::move(shape), unfilled_pool());
+#ifndef NDEBUG
+  // All-ones bytes are NaN as float32: an element a kernel missed shows up in the
+  // fast-vs-reference tests instead of a stale, plausible value.
+  std::fill(mut<char>(t), mut<char>(t) + t.data->size(), static_cast<char>(0xFF));
+#endif
   return t;
 }
 

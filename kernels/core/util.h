@@ -24,6 +24,9 @@ std::string shape_str(const Shape& s);
 /// through mut<T>() (the buffer is created mutable, so writing through it is defined).
 Tensor alloc(DType dtype, Shape shape);
 inline Tensor alloc_f32(Shape shape) { return alloc(DType::Float32, std::move(shape)); }
+/// Like alloc, but a recycled buffer keeps whatever it held: only for kernels that write
+/// every output element. Debug builds (no NDEBUG) fill it with 0xFF bytes (NaN as float32).
+Tensor alloc_unfilled(DType dtype, Shape shape);
 template <class T>
 T* mut(Tensor& t) {
   return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
