@@ -4,25 +4,14 @@
 // waited for a team thread that had burnt its time slice spinning and was descheduled.
 #include "fast/parallelism.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <string>
+
+#include "core/openmp.h"
 
 namespace graphfuse::kernels::fast {
 
 namespace {
-// oneDNN brings libgomp; we do not compile with -fopenmp, so look the entry points up.
-using SetFn = void (*)(int);
-using GetFn = int (*)();
-SetFn omp_set() {
-  static const auto f = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  return f;
-}
-GetFn omp_get() {
-  static const auto f = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-  return f;
-}
 
 std::int64_t read_serial_flops() {
   // 0.5 MFLOP: every convolution of cnn_400 (at most 0.3) runs serially; of mobilenet_v2's
@@ -45,15 +34,15 @@ std::int64_t serial_flops() {
 std::int64_t serial_elements() { return serial_flops() / 32; }
 
 SerialIf::SerialIf(bool small) {
-  if (!small || !omp_set() || !omp_get()) return;
-  const int current = omp_get()();
+  if (!small || !openmp::set_num_threads() || !openmp::get_max_threads()) return;
+  const int current = openmp::get_max_threads()();
   if (current <= 1) return;
   previous_ = current;
-  omp_set()(1);  // a per-thread setting (an OpenMP ICV): other threads are unaffected
+  openmp::set_num_threads()(1);  // a per-thread setting (an OpenMP ICV): other threads are unaffected
 }
 
 SerialIf::~SerialIf() {
-  if (previous_ > 0) omp_set()(previous_);
+  if (previous_ > 0) openmp::set_num_threads()(previous_);
 }
 
 }  // namespace graphfuse::kernels::fast
