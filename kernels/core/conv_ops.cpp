@@ -1,19 +1,18 @@
 // Node-level convolution and epilogue kernels: attributes -> ConvParams -> an implementation.
 #include "core/conv_ops.h"
 
-#include <array>
-
 namespace graphfuse::kernels {
 
 namespace {
 
-Tensor run_conv(ConvImpl impl, const ConvParams& p, const KernelCall& c, const Tensor& x,
-                const Tensor& w, const Tensor* b, const Tensor* z) {
-  if (b) check(b->shape == Shape{p.c_out}, "bias must have shape [" + std::to_string(p.c_out) +
-                                               "], has " + shape_str(b->shape));
-  Tensor y = alloc_f32(p.output_shape());
-  if (z) check(z->shape == y.shape, "sum input Z must have the output shape " +
-                                        shape_str(y.shape) + ", has " + shape_str(z->shape));
+Tensor run_conv(ConvImpl impl, OutputAlloc alloc, const ConvParams& p, const KernelCall& c,
+                const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* z) {
+  // Messages are built only on failure: formatting shapes for every call showed in profiles.
+  if (b && b->shape != Shape{p.c_out})
+    fail("bias must have shape [" + std::to_string(p.c_out) + "], has " + shape_str(b->shape));
+  Tensor y = alloc(p.output_shape());
+  if (z && z->shape != y.shape)
+    fail("sum input Z must have the output shape " + shape_str(y.shape) + ", has " + shape_str(z->shape));
   impl(p, f32(x, "input X"), f32(w, "weights W"), b ? f32(*b, "bias B") : nullptr,
        z ? f32(*z, "sum input Z") : nullptr, mut<float>(y),
        c.is_const(1) ? std::shared_ptr<const void>(w.data) : nullptr);
@@ -21,7 +20,7 @@ Tensor run_conv(ConvImpl impl, const ConvParams& p, const KernelCall& c, const T
 }
 
 // ONNX Conv and com.microsoft.FusedConv: X, W, B?, Z?.
-std::vector<Tensor> onnx_conv(ConvImpl impl, const KernelCall& c, bool fused) {
+std::vector<Tensor> onnx_conv(ConvImpl impl, OutputAlloc alloc, const KernelCall& c, bool fused) {
   const Tensor& x = c.required(0);
   const Tensor& w = c.required(1);
   ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
@@ -37,15 +36,16 @@ std::vector<Tensor> onnx_conv(ConvImpl impl, const KernelCall& c, bool fused) {
   if (fused)
     p.act = parse_activation(attr_string(c.attrs, "activation", ""),
                              attr_floats(c.attrs, "activation_params"));
-  return {run_conv(impl, p, c, x, w, b, z)};
+  return {run_conv(impl, alloc, p, c, x, w, b, z)};
 }
 
 }  // namespace
 
-void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last) {
+void register_conv_ops(KernelRegistry& r, ConvImpl impl, OutputAlloc alloc, bool channels_last) {
   const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
-  r.add("Conv", [impl](const KernelCall& c) { return onnx_conv(impl, c, false); }, ls);
-  r.add("com.microsoft.FusedConv", [impl](const KernelCall& c) { return onnx_conv(impl, c, true); }, ls);
+  r.add("Conv", [impl, alloc](const KernelCall& c) { return onnx_conv(impl, alloc, c, false); }, ls);
+  r.add("com.microsoft.FusedConv", [impl, alloc](const KernelCall& c) { return onnx_conv(impl, alloc, c, true); },
+        ls);
   // TF's Conv2D and its fused forms are registered by reference/tf_conv.cpp, which each
   // kernel set calls last so that it chooses how outputs are allocated.
 }

@@ -10,16 +10,20 @@ namespace graphfuse::kernels {
 /// weight bytes when they are constant (null otherwise), so derived data may be cached.
 using ConvImpl = void (*)(const ConvParams&, const float* x, const float* w, const float* b,
                           const float* z, float* y, std::shared_ptr<const void> w_owner);
+/// How a kernel set allocates a float32 output: alloc_f32 (zero-filled) for the reference
+/// set, fast::alloc_output_f32 (recycled, not filled: its kernels write every element).
+using OutputAlloc = Tensor (*)(Shape shape);
 /// A raw bias-add / activation implementation (reference or fast).
 using BiasAddImpl = void (*)(const float* x, const float* b, float* y, std::int64_t outer,
                              std::int64_t c, std::int64_t inner);
 using ActivationImpl = void (*)(const ActivationSpec& act, const float* x, float* y,
                                 std::int64_t n);
 
-/// Registers Conv and com.microsoft.FusedConv computing through `impl` (TF's Conv2D family
-/// is register_tf_conv's, reference/tf_ops.h). With channels_last, they declare
-/// LayoutSupport::ChannelsLast (impl must honour ConvParams' layout flags).
-void register_conv_ops(KernelRegistry& r, ConvImpl impl, bool channels_last);
+/// Registers Conv and com.microsoft.FusedConv computing through `impl` into outputs from
+/// `alloc` (TF's Conv2D family is register_tf_conv's, reference/tf_ops.h). With
+/// channels_last, they declare LayoutSupport::ChannelsLast (impl must honour ConvParams'
+/// layout flags).
+void register_conv_ops(KernelRegistry& r, ConvImpl impl, OutputAlloc alloc, bool channels_last);
 /// Registers BiasAdd and the single-activation ops (Relu, ReLU, Sigmoid, Tanh, LeakyRelu,
 /// HardSigmoid, HardSwish, Clip, Relu6) through the given implementations.
 /// With elementwise_layouts the activation ops declare LayoutSupport::Elementwise.

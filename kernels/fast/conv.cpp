@@ -171,49 +171,13 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
 
 namespace graphfuse::kernels {
 
-namespace {
-
-// ONNX Conv / com.microsoft.FusedConv (X, W, B?, Z?) for the fast set. The same steps as
-// the shared node kernel in core/conv_ops.cpp (the parsing itself, conv_params_onnx and
-// parse_activation, is shared), except that the output comes from fast::alloc_output_f32:
-// the primitive writes every element, so the shared allocator's zero fill is a wasted
-// pass over each activation (on mobilenet_v2 it was the largest cost outside oneDNN).
-std::vector<Tensor> fast_onnx_conv(const KernelCall& c, bool fused) {
-  const Tensor& x = c.required(0);
-  const Tensor& w = c.required(1);
-  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
-  const Tensor* b = c.input(2);
-  const Tensor* z = fused ? c.input(3) : nullptr;
-  p.has_bias = b != nullptr;
-  p.has_sum = z != nullptr;
-  // The executor only sends ChannelsLast inputs to kernels registered for them.
-  p.src_channels_last = c.layout(0) == Layout::ChannelsLast;
-  p.dst_channels_last = c.prefer_channels_last;
-  c.out_layout = p.dst_channels_last ? Layout::ChannelsLast : Layout::Plain;
-  if (fused)
-    p.act = parse_activation(attr_string(c.attrs, "activation", ""), attr_floats(c.attrs, "activation_params"));
-  // Messages are built only on failure: formatting shapes for every call showed in profiles.
-  if (b && b->shape != Shape{p.c_out})
-    fail("bias must have shape [" + std::to_string(p.c_out) + "], has " + shape_str(b->shape));
-  Tensor y = fast::alloc_output_f32(p.output_shape());
-  if (z) {
-    if (z->shape != y.shape)
-      fail("sum input Z must have the output shape " + shape_str(y.shape) + ", has " + shape_str(z->shape));
-    check(c.layout(3) == c.out_layout, "sum input Z must be in the output's layout");
-  }
-  fast::conv2d(p, f32(x, "input X"), f32(w, "weights W"), b ? f32(*b, "bias B") : nullptr,
-               z ? f32(*z, "sum input Z") : nullptr, mut<float>(y),
-               c.is_const(1) ? std::shared_ptr<const void>(w.data) : nullptr);
-  return {y};
-}
-
-}  // namespace
-
 void register_fast_conv(KernelRegistry& r) {
-  // The TF-style family (Conv2D, FusedConv2D_*, _FusedConv2D) comes from register_tf_conv.
-  r.add("Conv", [](const KernelCall& c) { return fast_onnx_conv(c, false); }, LayoutSupport::ChannelsLast);
-  r.add("com.microsoft.FusedConv", [](const KernelCall& c) { return fast_onnx_conv(c, true); },
-        LayoutSupport::ChannelsLast);
+  // ONNX Conv / com.microsoft.FusedConv through the shared node kernel, with outputs from the
+  // fast pool: the primitive writes every element, so the shared allocator's zero fill is a
+  // wasted pass over each activation (on mobilenet_v2 it was the largest cost outside
+  // oneDNN). The TF-style family (Conv2D, FusedConv2D_*, _FusedConv2D) comes from
+  // register_tf_conv.
+  register_conv_ops(r, fast::conv2d, fast::alloc_output_f32, true);
 }
 
 }  // namespace graphfuse::kernels

@@ -72,7 +72,7 @@ void register_reference_conv(KernelRegistry& r) {
   register_conv_ops(r, [](const ConvParams& p, const float* x, const float* w, const float* b,
                           const float* z, float* y,
                           std::shared_ptr<const void>) { reference::conv2d(p, x, w, b, z, y); },
-                    false);
+                    alloc_f32, false);
   register_epilogue_ops(r, reference::bias_add, reference::activation, false);
 }
 }  // namespace graphfuse::kernels

@@ -31,9 +31,6 @@ void register_tf_shape(KernelRegistry& r);
 /// MatMul's transpose_a / transpose_b (TF attributes) and _FusedMatMul, through the set's
 /// own MatMul kernel: call after the set's matmul kernels are registered.
 void register_tf_matmul(KernelRegistry& r);
-/// How a kernel set allocates a float32 output: alloc_f32 (zero-filled) for the reference
-/// set, fast::alloc_output_f32 (recycled, not filled) for the fast set.
-using OutputAlloc = Tensor (*)(Shape shape);
 /// Conv2D, the FusedConv2D_BiasAdd[_Act] family and _FusedConv2D with TF's full fused_ops
 /// (BiasAdd [, Add] [, activation incl. Elu]) through `conv` (reference or fast conv2d),
 /// the only registration of these names. Outputs come from
