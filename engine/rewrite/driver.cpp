@@ -19,6 +19,7 @@
 #include <tbb/task_arena.h>
 
 #include "graph/storage.h"
+#include "match/eval.h"
 #include "match/matcher.h"
 #include "match/program.h"
 #include "rewrite/legality.h"
@@ -54,8 +55,10 @@ enum Mark : std::uint32_t {
   kClaimed = 1,      // a selected match used the node
   kChanged = 2,      // its op or inputs changed, or it went
   kUsesChanged = 4,  // it gained or lost consumers
+  kConstChanged = 8, // replaced in place, and it was or became a constant (Change::constant)
 };
-constexpr int kMarkBits = 3;
+constexpr int kMarkBits = 4;
+constexpr std::uint32_t kMarkMask = (1u << kMarkBits) - 1;
 
 /// A legal match's place in the application order: benefit (higher first), rule
 /// order, root's position, root. (rule, root) is unique, so the order is total and
@@ -101,6 +104,22 @@ bool ids_are_topological(const Graph& g, tbb::task_arena* arena) {
   return ok;
 }
 
+bool calls_native(const match::Term& t) {
+  if (t.kind == match::Term::Kind::Func && t.fn == match::Fn::Native) return true;
+  return std::any_of(t.args.begin(), t.args.end(), [](const match::Term& a) { return calls_native(a); });
+}
+
+/// A rule whose constraints or computed rewrite attributes call a native: a native may
+/// read anything of a leaf's producer, so any change to that producer can matter.
+bool calls_native(const match::CompiledRule& c) {
+  for (const match::ExprCheck& e : c.match.exprs)
+    if (calls_native(e.lhs) || calls_native(e.rhs)) return true;
+  for (const match::RwNode& n : c.rewrite.nodes)
+    for (const match::RwAttr& a : n.attrs)
+      if (a.kind == match::RwAttr::Kind::Computed && calls_native(a.term)) return true;
+  return false;
+}
+
 std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) {
   std::string s;
   for (std::uint32_t r : idx) s += (s.empty() ? "" : ", ") + rules[r].label();
@@ -116,6 +135,9 @@ class Driver {
 
  private:
   void select_rules();
+  /// True when the match reads, as a leaf, a value whose producer changed in a way its
+  /// constraints or rewrite could see (see apply_match).
+  bool leaf_changed(const match::Found& f, int round) const;
   void positions();
   double pos(NodeId n) const { return !id_order_ ? pos_[n] : n < base_ ? static_cast<double>(n) : pos_[n - base_]; }
   void set_pos(NodeId n, double p) { pos_[id_order_ ? n - base_ : n] = p; }
@@ -124,7 +146,7 @@ class Driver {
   }
   void mark(NodeId n, int round, Mark m) {
     auto r = static_cast<std::uint32_t>(round) << kMarkBits;
-    if ((marks_[n] & ~7u) != r) marks_[n] = r;
+    if ((marks_[n] & ~kMarkMask) != r) marks_[n] = r;
     marks_[n] |= m;
   }
   match::MatchResults match_round(std::span<const NodeId> candidates);
@@ -181,6 +203,7 @@ class Driver {
   std::vector<std::uint32_t> running_;   // active rule indices, in rule order
   std::vector<int> stat_of_;             // rule index -> index in rep_.rules
   std::vector<std::uint32_t> rank_;      // rule index -> place in (benefit desc, rule) order
+  std::vector<char> native_;             // rule index -> its constraints or rewrite call a native
   std::optional<tbb::task_arena> arena_;
   std::vector<std::uint32_t> marks_;   // per node: round << kMarkBits | Marks
   bool id_order_ = false;              // NodeIds below base_ are their own positions
@@ -215,6 +238,8 @@ void Driver::select_rules() {
     stat_of_[r] = static_cast<int>(rep_.rules.size());
     rep_.rules.push_back(RuleStats{rules_[r].name, rules_[r].loc});
   }
+  native_.assign(rules_.size(), 0);
+  for (std::uint32_t r : running_) native_[r] = calls_native(*rules_[r].compiled);
   std::vector<std::uint32_t> by_rank = running_;
   std::stable_sort(by_rank.begin(), by_rank.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return rules_[a].benefit > rules_[b].benefit; });
@@ -365,6 +390,18 @@ RewriteReport Driver::stop_at_max_rounds(const std::vector<match::Found>& next) 
   return stop(StopKind::MaxRounds, why, firing);
 }
 
+bool Driver::leaf_changed(const match::Found& f, int round) const {
+  const match::MatchProgram& prog = rules_[f.rule].compiled->match;
+  const Mark m = native_[f.rule] ? kChanged : kConstChanged;
+  for (std::uint32_t v : prog.leaf_regs)
+    if (emb_.values[v].valid() && marked(emb_.values[v].node, round, m)) return true;
+  if (native_[f.rule])  // natives also see the values of variadic lists
+    for (std::uint32_t k = 0; k < prog.variadics.size(); ++k)
+      for (ValueRef v : match::variadic_values(g_, emb_, prog, k))
+        if (v.valid() && marked(v.node, round, m)) return true;
+  return false;
+}
+
 bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, int round) {
   mr.load(f, emb_);  // a few registers into reused vectors: no allocation
   const auto& nodes = emb_.nodes;
@@ -390,6 +427,19 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
             (marked(nodes[r], round, kUsesChanged) && std::find(prog.roots.begin(), prog.roots.end(), r) == prog.roots.end());
   for (std::uint32_t v : prog.leaf_regs)
     stale = stale || !g_.alive(emb_.values[v].node);
+  // A leaf binds a value, not its producer, and a producer replaced in place keeps its
+  // NodeId, outputs and output types, so most leaf facts survive it. What does not: the
+  // facts of a constant (const(x), value(x), values(x), a shape read off its tensor,
+  // literals in the pattern) when the producer was or became a constant, and whatever a
+  // native reads. Such a match was decided on facts that are gone (its rewrite would
+  // compute `value(x)` on a node that is no longer a constant, and silently drop the
+  // attribute): it waits for the next round like any stale match. Its root is touched so
+  // the worklist matches it again (the producer is one step above the rule's depth).
+  // tests/unit/stale_leaf_test.cpp.
+  if (!stale && leaf_changed(f, round)) {
+    stale = true;
+    work_->touch(f.root);
+  }
   if (stale) {
     ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];
     if (hooks_) {
@@ -424,7 +474,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
       created_.push_back(c.node);
       work_->created(c.node);
     } else {
-      mark(c.node, round, kChanged);
+      mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
       changed_.push_back(c.node);
       work_->touch(c.node);
     }

@@ -22,10 +22,11 @@ NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs,
 void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs) {
   uses_changed(g_.node(n).inputs);
   uses_changed(inputs);
+  const bool was_constant = is_constant(g_, ValueRef{n, 0});
   g_.set_op(n, op);
   g_.set_inputs(n, std::move(inputs));
   g_.set_attrs(n, std::move(attrs));  // shares the set with identical fused nodes
-  changes_.push_back({ChangeKind::Replaced, n});
+  changes_.push_back({ChangeKind::Replaced, n, was_constant || is_constant(g_, ValueRef{n, 0})});
 }
 
 void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {

@@ -24,6 +24,11 @@ enum class ChangeKind : std::uint8_t {
 struct Change {
   ChangeKind kind;
   NodeId node;
+  /// Replaced only: the node was a constant (Const / Constant) before or is one after.
+  /// The facts a match reads off a leaf's producer beyond its output types (const(x),
+  /// value(x), values(x), a constant's tensor shape, pattern literals) are the facts of a
+  /// constant; the driver marks matches reading such a node as a leaf stale.
+  bool constant = false;
 };
 
 /// Mutates a Graph and logs every change. Rewrites never touch the Graph directly.
