@@ -66,7 +66,11 @@ std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {
   Shape ys = s.batch;
   if (!a_vec) ys.push_back(s.m);
   if (!b_vec) ys.push_back(s.n);
-  Tensor y = alloc_f32(ys);
+  Tensor y = alloc_f32(ys);  // zero-filled
+  // Nothing to multiply: an empty output (a batch, M or N of 0) or K = 0 (each element an
+  // empty sum, 0). Handled here for both sets: oneDNN ran an M x N product into the empty
+  // buffer of a 0 batch (heap corruption, issue 16), and 0-sized descriptors are invalid.
+  if (y.num_elements() == 0 || s.k == 0) return {y};
   impl(s, f32(a, "A"), f32(b, "B"), nullptr, mut<float>(y), 
        c.is_const(1) ? std::shared_ptr<const void>(b.data) : nullptr);
   return {y};
@@ -108,6 +112,16 @@ std::vector<Tensor> gemm(MatMulImpl impl, const KernelCall& c, bool fused) {
     s.c_cs = st[1];
   }
   Tensor y = alloc_f32({s.m, s.n});
+  if (y.num_elements() == 0) return {y};  // M or N of 0: see matmul()
+  if (s.k == 0) {
+    // alpha * (empty sum) = 0, so y = act(beta * C), without a 0-sized primitive.
+    const float* cp = cm ? f32(*cm, "C") : nullptr;
+    float* yp = mut<float>(y);
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j)
+        yp[i * s.n + j] = s.act.apply(cp ? s.beta * cp[i * s.c_rs + j * s.c_cs] : 0.0f);
+    return {y};
+  }
   impl(s, f32(a, "A"), f32(b, "B"), cm ? f32(*cm, "C") : nullptr, mut<float>(y), 
        c.is_const(1) ? std::shared_ptr<const void>(b.data) : nullptr);
   return {y};

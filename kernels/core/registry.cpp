@@ -1,6 +1,9 @@
 // The kernel registry, the two frozen kernel sets, and run_op.
 #include <algorithm>
+#include <exception>
+#include <new>
 
+#include "core/op_checks.h"
 #include "core/util.h"
 #include "fast/buffers.h"
 #include "reference/tf_ops.h"
@@ -24,7 +27,25 @@ const Tensor& KernelCall::required(std::size_t i) const {
 }
 
 void KernelRegistry::add(std::string op, KernelFn fn, LayoutSupport support) {
-  map_[std::move(op)] = Entry{std::move(fn), support};
+  // Every kernel is stored behind its op's preflight checks, so the executor, run_op,
+  // constant folding and kernels delegating to another op's kernel all validate shapes
+  // and attributes before the kernel computes with them. Whatever a kernel or a library
+  // under it throws (oneDNN's dnnl::error, std::bad_alloc, std::out_of_range) leaves as
+  // graphfuse::Error, the one exception the executor and folder are written for.
+  const OpContract* contract = contract_for(op);
+  KernelFn checked = [fn = std::move(fn), contract](const KernelCall& c) -> std::vector<Tensor> {
+    preflight(c, contract);
+    try {
+      return fn(c);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      fail("out of memory (std::bad_alloc) computing the outputs");
+    } catch (const std::exception& e) {
+      fail(std::string("internal error: ") + e.what());
+    }
+  };
+  map_[std::move(op)] = Entry{std::move(checked), support};
 }
 
 const KernelFn* KernelRegistry::find(std::string_view op) const {

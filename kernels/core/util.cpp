@@ -1,7 +1,11 @@
 // Helpers shared by the kernel implementations.
 #include "core/util.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -13,6 +17,43 @@ std::int64_t numel(const Shape& s) {
   std::int64_t n = 1;
   for (auto d : s) n *= d;
   return n;
+}
+
+std::int64_t checked_numel(const Shape& s, std::string_view what) {
+  std::int64_t n = 1;
+  for (auto d : s) {
+    if (d < 0) fail(std::string(what) + " has a negative dimension in shape " + shape_str(s));
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d)
+      fail(std::string(what) + " of shape " + shape_str(s) + " has more elements than int64 can count");
+    n *= d;
+  }
+  return n;
+}
+
+std::size_t max_tensor_bytes() {
+  static const std::size_t limit = [] {
+    if (const char* env = std::getenv("GRAPHFUSE_MAX_TENSOR_BYTES")) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && v > 0) return static_cast<std::size_t>(v);
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+    return std::size_t{1} << 36;  // 64 GiB when the system will not say
+  }();
+  return limit;
+}
+
+void check_tensor_size(DType dtype, const Shape& shape, std::string_view what) {
+  const auto n = static_cast<std::uint64_t>(checked_numel(shape, what));
+  const std::uint64_t es = std::max<std::size_t>(dtype_size(dtype), 1);
+  const std::uint64_t limit = max_tensor_bytes();
+  if (n > limit / es)
+    fail(std::string(what) + " of shape " + shape_str(shape) + " would need " +
+         (n > std::numeric_limits<std::uint64_t>::max() / es ? std::string("more than 2^64")
+                                                               : std::to_string(n * es)) +
+         " bytes, over the limit of " + std::to_string(limit) +
+         " (physical memory, or GRAPHFUSE_MAX_TENSOR_BYTES)");
 }
 
 std::string shape_str(const Shape& s) {
@@ -88,7 +129,9 @@ BufferPool& unfilled_pool() {
 }
 
 Tensor pooled_tensor(DType dtype, Shape shape, BufferPool& pool) {
-  for (auto d : shape) check(d >= 0, "negative dimension in shape " + shape_str(shape));
+  // Every kernel output and random tensor is allocated here: the one place where a shape
+  // from a file turns into bytes, so the one place that bounds it.
+  check_tensor_size(dtype, shape, "output");
   Tensor t;
   t.dtype = dtype;
   const auto bytes = static_cast<std::size_t>(numel(shape)) * dtype_size(dtype);
@@ -206,7 +249,8 @@ std::vector<float> attr_floats(const Attributes& a, std::string_view name) {
 bool has_attr(const Attributes& a, std::string_view name) { return a.has(name); }
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {
-  check(axis >= -rank && axis < std::max<std::int64_t>(rank, 1),
+  check(rank > 0, "axis " + std::to_string(axis) + " given for a rank-0 (scalar) input, which has no axis");
+  check(axis >= -rank && axis < rank,
         "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }

@@ -17,6 +17,15 @@ using Shape = std::vector<std::int64_t>;
 
 /// Product of dims (1 for a scalar).
 std::int64_t numel(const Shape& s);
+/// Product of dims, checked: throws Error naming `what` and the shape when a dim is
+/// negative or the product overflows int64 (a hostile file can claim any shape).
+std::int64_t checked_numel(const Shape& s, std::string_view what = "tensor");
+/// The largest tensor, in bytes, the kernels allocate: GRAPHFUSE_MAX_TENSOR_BYTES when set
+/// (fuzzers and sanitizer runs lower it), else the machine's physical memory. A shape
+/// beyond it is an Error before any allocation, instead of std::bad_alloc or the OOM killer.
+std::size_t max_tensor_bytes();
+/// Throws Error unless a tensor of `dtype` / `shape` is within max_tensor_bytes().
+void check_tensor_size(DType dtype, const Shape& shape, std::string_view what = "tensor");
 /// "[1, 3, 224, 224]".
 std::string shape_str(const Shape& s);
 
@@ -57,7 +66,9 @@ std::vector<std::int64_t> attr_ints(const Attributes& a, std::string_view name);
 std::vector<float> attr_floats(const Attributes& a, std::string_view name);
 bool has_attr(const Attributes& a, std::string_view name);
 
-/// axis in [-rank, rank) -> [0, rank); throws Error otherwise.
+/// axis in [-rank, rank) -> [0, rank); throws Error otherwise, and always for rank 0: a
+/// scalar has no axis (allowing 0 there let Split/Concat/Slice/Gather read shape[0] of an
+/// empty shape). Ops that accept scalars handle rank 0 before asking for an axis.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
 /// Numpy-style broadcast of two shapes; throws Error naming both.
 Shape broadcast_shapes(const Shape& a, const Shape& b);

@@ -3,8 +3,10 @@
 
 #include <chrono>
 #include <exception>
+#include <new>
 
 #include "core/util.h"
+#include "executor/node_errors.h"
 #include "executor/random_data.h"
 #include "fast/layout.h"
 
@@ -25,10 +27,6 @@ struct Executor::Plan {
 
 namespace {
 
-std::string where(const Node& n) {
-  return "node '" + n.id + "' (" + std::string(n.op.name()) + ")";
-}
-
 // The tensor a constant node stands for, with seeded random data when it has none.
 Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
   const Node& n = g.node(id);
@@ -42,10 +40,9 @@ Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
   if (auto s = n.attrs.get_if<std::vector<std::int64_t>>("shape"); s && (shape.empty() || !value))
     shape = *s;
   if (shape.empty() && !value && !n.attrs.has("shape"))
-    throw Error(n.loc, where(n) + ": constant has neither data nor a shape");
+    throw node_error(g, n, "constant has neither data nor a shape");
   if (value && value->dtype != DType::Float32)
-    throw Error(n.loc, where(n) + ": cannot make random data of type " +
-                           std::string(dtype_name(value->dtype)));
+    throw node_error(g, n, "cannot make random data of type " + std::string(dtype_name(value->dtype)));
   return random_tensor(seed, n.id, shape, role_of_constant(g, id, shape));
 }
 
@@ -115,14 +112,22 @@ Executor::Executor(const Graph& g, ExecOptions options)
     const Node& n = g.node(id);
     Plan::Step step{id, nullptr, reg.layout_support(n.op.name()), {}};
     if (is_constant(g, {id, 0})) {
-      plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
+      try {
+        plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
+      } catch (const Error& e) {
+        // A shape from the file too large to allocate, a bad ONNX Constant: name the node.
+        if (e.message().starts_with("node '")) throw;
+        throw node_error(g, n, e.message());
+      } catch (const std::bad_alloc&) {
+        throw node_error(g, n, "out of memory making the constant's data");
+      }
       plan_->pinned[id] = true;
     } else if (n.op != kInput) {
       step.kernel = reg.find(n.op.name());
       if (!step.kernel)
-        throw Error(n.loc, "no kernel for op '" + std::string(n.op.name()) + "' (node '" + n.id +
-                               "') in the " + std::string(kernel_set_name(options_.set)) +
-                               " kernel set");
+        throw Error(node_loc(g, n), "no kernel for op '" + std::string(n.op.name()) + "' (node '" + n.id +
+                                        "') in the " + std::string(kernel_set_name(options_.set)) +
+                                        " kernel set");
       for (const ValueRef& in : n.inputs) {
         step.input_is_const.push_back(in.valid() && is_constant(g, in));
         if (in.valid()) ++plan_->uses[in.node];
@@ -168,8 +173,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
       }
       const auto& produced = values[in.node];
       if (in.port >= produced.size())
-        throw Error(n.loc, where(n) + ": input " + std::to_string(k) + " (" + g_.value_name(in) +
-                               ") was not produced");
+        throw node_error(g_, n, "input " + std::to_string(k) + " (" + g_.value_name(in) + ") was not produced");
       call.inputs.push_back(&produced[in.port]);
     }
     const auto t0 = Clock::now();
@@ -185,10 +189,10 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
           lay[k] = Layout::ChannelsLast;
       }
     } catch (const Error& e) {
-      throw Error(n.loc, where(n) + ": " + e.message());
+      throw node_error(g_, n, e.message());
     } catch (const std::exception& e) {
-      // oneDNN and the standard library throw their own types.
-      throw Error(n.loc, where(n) + ": " + e.what());
+      // Kernels throw only Error (the registry converts); a layout conversion may not.
+      throw node_error(g_, n, e.what());
     }
     if (profile)
       profile->nodes.push_back(

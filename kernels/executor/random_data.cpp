@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "executor/node_errors.h"
 #include "graphfuse/kernels/executor.h"
 
 namespace graphfuse::kernels {
@@ -112,8 +113,15 @@ std::vector<std::vector<std::int64_t>> input_shapes(const Graph& g, const ExecOp
 std::vector<Tensor> make_random_inputs(const Graph& g, std::uint64_t seed, const ExecOptions& options) {
   const auto shapes = input_shapes(g, options);
   std::vector<Tensor> out;
-  for (std::size_t i = 0; i < shapes.size(); ++i)
-    out.push_back(random_tensor(seed, g.node(g.inputs()[i]).id, shapes[i], RandomRole::Input));
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Node& n = g.node(g.inputs()[i]);
+    try {
+      out.push_back(random_tensor(seed, n.id, shapes[i], RandomRole::Input));
+    } catch (const Error& e) {
+      // A declared input shape too large to allocate: say which input and where.
+      throw Error(node_loc(g, n), "graph input '" + n.id + "': " + e.message());
+    }
+  }
   return out;
 }
 

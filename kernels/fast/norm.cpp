@@ -121,7 +121,7 @@ std::vector<Tensor> batch_norm(const KernelFn& fallback, const KernelCall& c) {
   const float* b = f32(c.required(2), "B");
   const float* m = f32(c.required(3), "input_mean");
   const float* v = f32(c.required(4), "input_var");
-  const std::int64_t inner = x.num_elements() / (x.shape[0] * ch);
+  const std::int64_t inner = numel(Shape(x.shape.begin() + 2, x.shape.end()));  // see the reference
   const float* xp = f32(x, "X");
   Tensor y = alloc_f32(x.shape);
   float* yp = mut<float>(y);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/util.h"
+#include "executor/node_errors.h"
 #include "executor/random_data.h"
 
 namespace graphfuse::kernels {
@@ -141,11 +142,16 @@ std::size_t materialize_constants(Graph& g, std::uint64_t seed) {
     if (!needs_data(g, id)) continue;
     const Node& n = g.node(id);
     auto shape = declared_shape(n);
-    if (!shape) throw Error(n.loc, "constant '" + n.id + "' has neither data nor a shape");
+    if (!shape) throw node_error(g, n, "constant has neither data nor a shape");
     if (const Tensor* v = n.attrs.get_if<Tensor>("value"); v && v->dtype != DType::Float32)
-      throw Error(n.loc, "constant '" + n.id + "': cannot make random data of type " +
-                             std::string(dtype_name(v->dtype)));
-    fill(g, id, random_tensor(seed, n.id, *shape, role_of_constant(g, id, *shape)));
+      throw node_error(g, n, "cannot make random data of type " + std::string(dtype_name(v->dtype)));
+    Tensor data;
+    try {
+      data = random_tensor(seed, n.id, *shape, role_of_constant(g, id, *shape));
+    } catch (const Error& e) {
+      throw node_error(g, n, e.message());  // a declared shape too large to allocate
+    }
+    fill(g, id, std::move(data));
     ++filled;
   }
   return filled;

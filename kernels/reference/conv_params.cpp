@@ -43,6 +43,7 @@ ActivationSpec parse_activation(std::string_view name, const std::vector<float>&
 
 void ConvParams::finalize() {
   if (n <= 0 || c_in <= 0 || h <= 0 || w <= 0) fail("convolution input must be non-empty");
+  if (c_out <= 0 || kh <= 0 || kw <= 0) fail("convolution filter must be non-empty");
   if (group <= 0 || c_in % group != 0 || c_out % group != 0)
     fail("group " + std::to_string(group) + " must divide input channels " + std::to_string(c_in) +
          " and output channels " + std::to_string(c_out));
@@ -72,6 +73,9 @@ double ConvParams::flops() const {
 
 std::pair<std::int64_t, std::int64_t> same_pads(std::int64_t in, std::int64_t k, std::int64_t stride,
                                                 std::int64_t dilation, bool upper) {
+  // Node attributes are checked before any kernel runs (core/op_checks.cpp); this guards
+  // the public function itself, whose first line divides by the stride.
+  if (stride <= 0 || dilation <= 0) fail("strides and dilations must be positive");
   const std::int64_t out = (in + stride - 1) / stride;
   const std::int64_t total =
       std::max<std::int64_t>(0, (out - 1) * stride + (k - 1) * dilation + 1 - in);

@@ -25,7 +25,9 @@ std::vector<Tensor> batch_norm(const KernelCall& c) {
     prm[i] = f32(t, names[i]);
   }
   const float eps = attr_float(c.attrs, "epsilon", 1e-5f);
-  const std::int64_t outer = x.shape[0], inner = numel(x.shape) / (outer * ch);
+  // The plane size from its dims, not numel / (outer * ch): a batch or channel count of 0
+  // (an empty input, which gives an empty output) made that a division by zero.
+  const std::int64_t outer = x.shape[0], inner = numel(Shape(x.shape.begin() + 2, x.shape.end()));
   Tensor y = alloc_f32(x.shape);
   float* yp = mut<float>(y);
   for (std::int64_t o = 0; o < outer; ++o)
