@@ -1,0 +1,10 @@
+// libFuzzer target: the .graph graph reader (parse_graph_text), then the checks of fuzz_common.h
+// (validation, and save/load/save byte-identical in every format).
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  graphfuse::Graph g;
+  if (fuzz::guarded("parse_graph_text", [&] { g = graphfuse::parse_graph_text(fuzz::bytes(data, size), "<fuzz>.graph"); }))
+    fuzz::check_graph(g);
+  return 0;
+}
