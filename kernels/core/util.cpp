@@ -131,7 +131,7 @@ BufferPool& unfilled_pool() {
 Tensor pooled_tensor(DType dtype, Shape shape, BufferPool& pool) {
   // Every kernel output and random tensor is allocated here: the one place where a shape
   // from a file turns into bytes, so the one place that bounds it.
-  check_tensor_size(dtype, shape, "output");
+  check_tensor_size(dtype, shape, "tensor");
   Tensor t;
   t.dtype = dtype;
   const auto bytes = static_cast<std::size_t>(numel(shape)) * dtype_size(dtype);

@@ -4,7 +4,7 @@
 //
 // A crash here takes the whole test binary down (which ctest reports as a failure). To
 // find which case crashed, run with GRAPHFUSE_SWEEP_TRACE=1: each case is printed (and
-// flushed) before it runs.
+// flushed) before it runs; GRAPHFUSE_SWEEP_OP=Name sweeps that op alone.
 #include <cstdlib>
 #include <iostream>
 #include <limits>
@@ -150,10 +150,13 @@ void both(const std::string& op, const std::vector<Tensor>& in, const Attributes
   }
 }
 
+// Every op of both sets, or only GRAPHFUSE_SWEEP_OP when set (to bisect a crash).
 std::set<std::string> all_ops() {
   std::set<std::string> ops;
+  const char* only = std::getenv("GRAPHFUSE_SWEEP_OP");
   for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast})
-    for (const auto& op : gk::registry(set).ops()) ops.insert(op);
+    for (const auto& op : gk::registry(set).ops())
+      if (!only || op == only) ops.insert(op);
   return ops;
 }
 
@@ -223,6 +226,9 @@ TEST(HostileShapes, SplitConcatSliceGatherRejectRankZero) {
   expect_error_both("Gather", {s, I({}, {0})}, {}, "rank");
   expect_error_both("ConcatV2", {s, s, I({}, {0})}, {}, "rank");
   expect_error_both("SplitV", {s, I({2}, {-1, 0}), I({}, {0})}, {}, "rank", 2);
+  // Found by the sweep beside the reported ones: axes of a scalar in Reduce* and Squeeze.
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "Squeeze"})
+    expect_error_both(op, {s, I({}, {0})}, {}, "rank-0");
   // A slice of a scalar with no axes is the scalar itself (nothing to index).
   auto r = ref("Slice", {s, I({0}, {}), I({0}, {})});
   expect_values(r.at(0), {}, {1.5f});
@@ -309,6 +315,16 @@ TEST(HostileShapes, MatMulWithZeroBatchOrZeroDimsGivesTheEmptyOrZeroResult) {
   // TF MatMul goes through the set's FusedMatMul.
   for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast})
     EXPECT_EQ(gk::run_op(set, "MatMul", {f32_of({0, 3}), f32_of({3, 2})}).at(0).shape, (Shape{0, 2}));
+}
+
+// SIGFPE found by the sweep: the plane size was numel / (batch * channels).
+TEST(HostileShapes, BatchNormalizationOfAnEmptyBatchIsEmpty) {
+  for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast})
+    for (Shape xs : {Shape{0, 2, 3, 3}, Shape{1, 2, 0, 3}, Shape{1, 0, 3}, Shape{0, 0}}) {
+      const Tensor p = f32_of({xs[1]});
+      auto y = gk::run_op(set, "BatchNormalization", {f32_of(xs), p, p, p, p}).at(0);
+      EXPECT_EQ(y.shape, xs);
+    }
 }
 
 // bad_alloc: a Const of shape [2^40, 2^40] ended in "error: std::bad_alloc" with no node
