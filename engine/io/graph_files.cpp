@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "graphfuse/io.h"
+#include "io/format_hooks.h"
 
 namespace graphfuse {
 
@@ -25,7 +26,22 @@ std::string lower_extension(const std::string& path) {
   throw Error(SourceLoc{path}, what + ": " + std::strerror(err));
 }
 
+// Set by graphfuse::onnx's static initializer; constant-initialized, so it is null (not
+// garbage) for any initializer that runs before it.
+io_hooks::OnnxFormat onnx_format;
+
+const io_hooks::OnnxFormat& onnx_or_fail(const std::string& path) {
+  if (!onnx_format.load)
+    throw Error(SourceLoc{path}, "ONNX files need the graphfuse::onnx library, which this program does not link");
+  return onnx_format;
+}
+
 }  // namespace
+
+bool io_hooks::register_onnx_format(OnnxFormat format) {
+  onnx_format = format;
+  return true;
+}
 
 GraphFormat format_for_path(const std::string& path) {
   std::string ext = lower_extension(path);
@@ -111,7 +127,7 @@ Graph load_graph(const std::string& path) {
     case GraphFormat::Text: g = parse_graph_text(read_file(path), path); break;
     case GraphFormat::Yaml:
     case GraphFormat::Json: g = parse_graph_yaml(read_file(path), path); break;
-    case GraphFormat::Onnx: g = load_onnx(path); break;
+    case GraphFormat::Onnx: g = onnx_or_fail(path).load(path); break;
     case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
     case GraphFormat::Binary: g = parse_graph_binary(read_file(path), path); break;
   }
@@ -126,7 +142,7 @@ void save_graph(const Graph& g, const std::string& path) {
     case GraphFormat::Json: return write_file_atomic(path, write_graph_json(g));
     case GraphFormat::Dot: return write_file_atomic(path, write_graph_dot(g));
     case GraphFormat::Binary: return write_file_atomic(path, write_graph_binary(g));
-    case GraphFormat::Onnx: return save_onnx(g, path);  // writes beside the target and renames too
+    case GraphFormat::Onnx: return onnx_or_fail(path).save(g, path);  // writes beside the target and renames too
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "graphfuse/io.h"
+#include "graphfuse/onnx.h"
 #include "kernels/test_util.h"
 
 namespace {

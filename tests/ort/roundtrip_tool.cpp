@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graphfuse/io.h"
+#include "graphfuse/onnx.h"
 #include "io/onnx_convert.h"
 
 namespace {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "graphfuse/io.h"
+#include "graphfuse/onnx.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
 

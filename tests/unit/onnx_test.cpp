@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "graphfuse/io.h"
+#include "graphfuse/onnx.h"
 #include "io/onnx_convert.h"
 
 using namespace graphfuse;

@@ -1,4 +1,4 @@
-// Reading and writing graphs: .graph text, YAML, JSON, ONNX, and Graphviz DOT.
+// Reading and writing graphs: .graph text, YAML, JSON, .gfb, Graphviz DOT (and ONNX with graphfuse::onnx).
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@ enum class GraphFormat { Text, Yaml, Json, Onnx, Dot, Binary };
 /// Throws Error naming the file for anything else.
 GraphFormat format_for_path(const std::string& path);
 
-/// Loads a graph, format chosen by extension. Throws Error with file:line:column on
+/// Loads a graph, format chosen by extension (.onnx needs graphfuse::onnx linked). Throws Error with file:line:column on
 /// malformed input, unknown references, duplicate ids, cycles, bad attribute types.
 /// The result validates.
 Graph load_graph(const std::string& path);
@@ -50,9 +50,5 @@ std::string read_file(const std::string& path);
 
 }  // namespace graphfuse
 
-namespace graphfuse {
-/// ONNX ModelProto <-> Graph (engine/io/onnx_*.cpp). Initializers become Const nodes
-/// (attribute "value", data shared not copied); domain-qualified ops are "domain.Op".
-Graph load_onnx(const std::string& path);
-void save_onnx(const Graph& g, const std::string& path);
-}  // namespace graphfuse
+// ONNX files (load_onnx, save_onnx, parse_onnx, write_onnx) are in graphfuse/onnx.h, library
+// graphfuse::onnx; with it linked, load_graph and save_graph above take .onnx paths too.

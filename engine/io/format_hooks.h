@@ -1,0 +1,22 @@
+// Internal to io: formats that live in other libraries plug into load_graph/save_graph here.
+// The engine must not depend on ONNX (a program rewriting a boolean circuit should not link
+// protobuf), so graph_files.cpp dispatches .onnx through these hooks, which the graphfuse::onnx
+// library sets from a static initializer (engine/io/onnx_format.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse::io_hooks {
+
+struct OnnxFormat {
+  Graph (*load)(const std::string& path) = nullptr;
+  void (*save)(const Graph& g, const std::string& path) = nullptr;
+};
+
+/// Installs the ONNX reader and writer; returns true so it can initialize a static.
+bool register_onnx_format(OnnxFormat format);
+
+}  // namespace graphfuse::io_hooks

@@ -1,0 +1,12 @@
+// Plugs ONNX into load_graph/save_graph when graphfuse::onnx is linked (engine/io/format_hooks.h).
+#include "graphfuse/onnx.h"
+#include "io/format_hooks.h"
+
+// Runs at static initialization. Static-library members are linked only when something
+// refers to them, so graphfuse::onnx's link interface names this symbol (--undefined):
+// linking the library is then enough, with no call for the program to make.
+extern "C" {
+extern const bool graphfuse_onnx_format_anchor;
+const bool graphfuse_onnx_format_anchor =
+    graphfuse::io_hooks::register_onnx_format({&graphfuse::load_onnx, &graphfuse::save_onnx});
+}

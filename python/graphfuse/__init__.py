@@ -1,0 +1,27 @@
+"""graphfuse: declarative graph rewriting for ML computation graphs.
+
+Rules are YAML files (patterns in graphfuse's pattern language); graphs load from .graph,
+.yaml/.yml, .json, .gfb and .onnx files, or from ONNX bytes. See docs/python.md.
+
+    import graphfuse
+    rules = graphfuse.load_rules("rules/onnx")
+    g = graphfuse.load_graph("model.onnx")
+    report = g.rewrite(rules)
+    print(report.rewrites, g.op_counts())
+    g.save("model.fused.onnx")
+"""
+from ._graphfuse import (  # noqa: F401
+    Error,
+    Graph,
+    Report,
+    Rules,
+    __version__,
+    load_graph,
+    load_rules,
+    load_rules_from_string,
+    optimize,
+    verify,
+)
+
+__all__ = ["Error", "Graph", "Report", "Rules", "load_graph", "load_rules",
+           "load_rules_from_string", "optimize", "verify", "__version__"]
