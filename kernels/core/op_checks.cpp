@@ -3,6 +3,8 @@
 // can write; a rank-0 input to an op that indexes an axis, or a stride of 0 in SAME
 // padding, used to be a SIGSEGV or SIGFPE inside the kernel. Checked here, they are an
 // Error the executor turns into "file:line:col: error: node 'x' (Op): ...".
+// Messages are built only when a check fails (`if (!ok) fail(...)`, not `check(ok, msg)`):
+// these run before every kernel call.
 #include "core/op_checks.h"
 
 #include <unordered_map>
@@ -19,9 +21,10 @@ const OpContract kWindowed{0, {"strides", "dilations", "kernel_shape", "group"},
 // Normalizations divide by the normalized length: it must not be 0.
 void skip_layer_norm(const KernelCall& c) {
   const Tensor& x = c.required(0);
-  check(x.shape.size() >= 2, "SkipLayerNormalization input must have rank >= 2, has " + shape_str(x.shape));
-  check(x.shape.back() > 0, "SkipLayerNormalization hidden size (the input's last dim) is 0 in " +
-                                shape_str(x.shape) + "; it must be at least 1");
+  if (x.shape.size() < 2) fail("SkipLayerNormalization input must have rank >= 2, has " + shape_str(x.shape));
+  if (x.shape.back() <= 0)
+    fail("SkipLayerNormalization hidden size (the input's last dim) is 0 in " + shape_str(x.shape) +
+         "; it must be at least 1");
 }
 
 void layer_norm(const KernelCall& c) {
@@ -29,23 +32,24 @@ void layer_norm(const KernelCall& c) {
   const auto rank = static_cast<std::int64_t>(x.shape.size());
   const std::int64_t axis = normalize_axis(attr_int(c.attrs, "axis", -1), rank);
   for (std::int64_t d = axis; d < rank; ++d)
-    check(x.shape[d] > 0, "LayerNormalization normalized size (dims " + std::to_string(axis) +
-                              " to the last of " + shape_str(x.shape) + ") is 0; it must be at least 1");
+    if (x.shape[d] <= 0)
+      fail("LayerNormalization normalized size (dims " + std::to_string(axis) + " to the last of " +
+           shape_str(x.shape) + ") is 0; it must be at least 1");
 }
 
 // Global pooling reduces the whole H x W plane to one value: there is none for an empty
 // plane (the sets disagreed: -inf, 0, or a oneDNN error).
 void global_pool(const KernelCall& c) {
   const Tensor& x = c.required(0);
-  check(x.shape.size() != 4 || (x.shape[2] > 0 && x.shape[3] > 0),
-        "global pooling of an empty plane: input " + shape_str(x.shape) + " has H or W = 0");
+  if (x.shape.size() == 4 && (x.shape[2] <= 0 || x.shape[3] <= 0))
+    fail("global pooling of an empty plane: input " + shape_str(x.shape) + " has H or W = 0");
 }
 
 // ConcatV2(values..., axis): every value is concatenated along an axis.
 void concat_v2(const KernelCall& c) {
   for (std::size_t i = 0; i + 1 < c.inputs.size(); ++i)
     if (const Tensor* t = c.inputs[i])
-      check(!t->shape.empty(), "input " + std::to_string(i) + " is rank 0 (a scalar); ConcatV2 needs rank >= 1");
+      if (t->shape.empty()) fail("input " + std::to_string(i) + " is rank 0 (a scalar); ConcatV2 needs rank >= 1");
 }
 
 const std::unordered_map<std::string_view, OpContract>& table() {
@@ -118,8 +122,8 @@ void preflight(const KernelCall& c, const OpContract* contract) {
                                                            : static_cast<std::size_t>(contract->min_rank_inputs);
   for (std::size_t i = 0; i < ranked && i < c.inputs.size(); ++i)
     if (const Tensor* t = c.inputs[i])
-      check(!t->shape.empty(), input_what(i) + " is rank 0 (a scalar); " + std::string(c.op) +
-                                   " needs rank >= 1 (it indexes an axis)");
+      if (t->shape.empty())
+        fail(input_what(i) + " is rank 0 (a scalar); " + std::string(c.op) + " needs rank >= 1 (it indexes an axis)");
   for (std::string_view a : contract->positive) check_ints(c.attrs, a, true);
   for (std::string_view a : contract->non_negative) check_ints(c.attrs, a, false);
   if (contract->extra) contract->extra(c);

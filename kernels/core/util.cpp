@@ -159,8 +159,10 @@ Tensor alloc_unfilled(DType dtype, Shape shape) {
 }
 
 Tensor reshaped(const Tensor& t, Shape shape) {
-  check(numel(shape) == t.num_elements(),
-        "cannot reshape " + shape_str(t.shape) + " to " + shape_str(shape));
+  // checked_numel: a shape from a file whose product wraps around to the input's count
+  // would make a view claiming more elements than its bytes hold.
+  if (checked_numel(shape, "reshaped tensor") != t.num_elements())
+    fail("cannot reshape " + shape_str(t.shape) + " to " + shape_str(shape));
   Tensor r = t;
   r.shape = std::move(shape);
   return r;

@@ -327,6 +327,18 @@ TEST(HostileShapes, BatchNormalizationOfAnEmptyBatchIsEmpty) {
     }
 }
 
+// Found reading the code: Reshape's shape product wrapped around int64, and three dims
+// whose product is 1 mod 2^64 gave a one-element tensor a 1.3e37-element shape (a view
+// over 4 bytes; its consumers read past them).
+TEST(HostileShapes, ReshapeToAShapeWhoseProductWrapsIsAnError) {
+  const Shape wraps{291028859863088071, 543804029693342783, 4348471222203600969};
+  expect_error_both("Reshape", {T({1}, {1.0f}), I({3}, wraps)}, {}, "more elements than int64");
+  // The same shape on an input is rejected before any kernel sees it.
+  Tensor lie = T({1}, {1.0f});
+  lie.shape = wraps;
+  expect_error_both("Relu", {lie}, {}, "more elements than int64");
+}
+
 // bad_alloc: a Const of shape [2^40, 2^40] ended in "error: std::bad_alloc" with no node
 // and no file. Now the size is checked before allocating, and the error names the node
 // and where it was written.
