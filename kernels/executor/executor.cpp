@@ -28,7 +28,7 @@ struct Executor::Plan {
 namespace {
 
 // The tensor a constant node stands for, with seeded random data when it has none.
-Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
+Tensor constant_data(const Graph& g, NodeId id, std::uint64_t seed) {
   const Node& n = g.node(id);
   const Tensor* value = n.attrs.get_if<Tensor>("value");
   if (value && value->has_data()) return *value;
@@ -39,11 +39,22 @@ Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
   Shape shape = value ? value->shape : Shape{};
   if (auto s = n.attrs.get_if<std::vector<std::int64_t>>("shape"); s && (shape.empty() || !value))
     shape = *s;
-  if (shape.empty() && !value && !n.attrs.has("shape"))
-    throw node_error(g, n, "constant has neither data nor a shape");
+  if (shape.empty() && !value && !n.attrs.has("shape")) fail("constant has neither data nor a shape");
   if (value && value->dtype != DType::Float32)
-    throw node_error(g, n, "cannot make random data of type " + std::string(dtype_name(value->dtype)));
+    fail("cannot make random data of type " + std::string(dtype_name(value->dtype)));
   return random_tensor(seed, n.id, shape, role_of_constant(g, id, shape));
+}
+
+// constant_data, with its errors (a shape from the file too large to allocate, a bad ONNX
+// Constant) naming the node and where it was written.
+Tensor materialize_constant(const Graph& g, NodeId id, std::uint64_t seed) {
+  try {
+    return constant_data(g, id, seed);
+  } catch (const Error& e) {
+    throw node_error(g, g.node(id), e.message());
+  } catch (const std::bad_alloc&) {
+    throw node_error(g, g.node(id), "out of memory making the constant's data");
+  }
 }
 
 // Values with their physical layouts, for the channels-last mode.
@@ -112,15 +123,7 @@ Executor::Executor(const Graph& g, ExecOptions options)
     const Node& n = g.node(id);
     Plan::Step step{id, nullptr, reg.layout_support(n.op.name()), {}};
     if (is_constant(g, {id, 0})) {
-      try {
-        plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
-      } catch (const Error& e) {
-        // A shape from the file too large to allocate, a bad ONNX Constant: name the node.
-        if (e.message().starts_with("node '")) throw;
-        throw node_error(g, n, e.message());
-      } catch (const std::bad_alloc&) {
-        throw node_error(g, n, "out of memory making the constant's data");
-      }
+      plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
       plan_->pinned[id] = true;
     } else if (n.op != kInput) {
       step.kernel = reg.find(n.op.name());
