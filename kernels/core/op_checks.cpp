@@ -7,6 +7,8 @@
 // these run before every kernel call.
 #include "core/op_checks.h"
 
+#include <cstdint>
+#include <limits>
 #include <unordered_map>
 
 #include "core/util.h"
@@ -87,10 +89,14 @@ void check_ints(const Attributes& a, std::string_view name, bool strictly_positi
   if (auto p = std::get_if<std::int64_t>(v)) vals = {*p};
   else if (auto q = std::get_if<std::vector<std::int64_t>>(v)) vals = *q;
   else return;  // wrongly typed: the op's own attribute reader names the type
+  // The upper bound keeps the window arithmetic (input + pads - dilated kernel, index =
+  // out * stride - pad + k * dilation) far from int64 overflow, and oneDNN's dims in range.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
   for (auto x : vals)
-    if (strictly_positive ? x <= 0 : x < 0)
+    if ((strictly_positive ? x <= 0 : x < 0) || x > kMax)
       fail("attribute '" + std::string(name) + "' = " + shape_str(vals) + " must be " +
-           (strictly_positive ? "positive" : "non-negative") + " in every entry");
+           (strictly_positive ? "positive" : "non-negative") + " and at most " + std::to_string(kMax) +
+           " in every entry");
 }
 
 }  // namespace

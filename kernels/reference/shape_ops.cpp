@@ -197,8 +197,13 @@ std::vector<Tensor> split(const KernelCall& c) {
     const std::int64_t each = (dim + parts - 1) / parts;
     for (std::int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<std::int64_t>(0, std::min(each, dim - i * each)));
   }
+  // Each size in [0, dim] before summing: sizes from a file could wrap the sum around to dim.
   std::int64_t total = 0;
-  for (auto v : sizes) total += v;
+  for (auto v : sizes) {
+    if (v < 0 || v > dim || total > dim - v)
+      fail("split sizes " + shape_str(sizes) + " do not add up to " + std::to_string(dim));
+    total += v;
+  }
   check(total == dim, "split sizes " + shape_str(sizes) + " do not add up to " + std::to_string(dim));
   const std::int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   const std::int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
@@ -240,8 +245,11 @@ std::vector<Tensor> slice(const KernelCall& c) {
   Shape out = x.shape;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const auto ax = normalize_axis(axes[i], rank);
-    const std::int64_t dim = x.shape[ax], st = steps[i];
-    check(st != 0, "Slice step must not be 0");
+    const std::int64_t dim = x.shape[ax];
+    check(steps[i] != 0, "Slice step must not be 0");
+    // A step past the dim selects the same single element as dim + 1 does; clamping keeps
+    // the size arithmetic below (e - s + st - 1, -st) clear of int64 overflow.
+    const std::int64_t st = std::clamp(steps[i], -(dim + 1), dim + 1);
     auto clampv = [&](std::int64_t v, std::int64_t lo, std::int64_t hi) {
       if (v < 0) v += dim;
       return std::clamp(v, lo, hi);

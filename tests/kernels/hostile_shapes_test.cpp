@@ -22,6 +22,9 @@ using graphfuse::Error;
 using graphfuse::Graph;
 using graphfuse::OpType;
 
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+
 struct Case {
   std::string name;
   Tensor t;
@@ -35,6 +38,13 @@ Tensor f32_of(Shape s) {
   return Tensor::from_floats(std::move(s), v);
 }
 
+// A tensor whose bytes cover one element of the six its shape claims (a file can say so).
+Tensor short_data() {
+  Tensor t = T({1}, {1.0f});
+  t.shape = {2, 3};
+  return t;
+}
+
 // Input 0 of every sweep: rank 0, and zero-size in each position of ranks 1 to 4.
 std::vector<Case> hostile_inputs() {
   return {
@@ -44,6 +54,9 @@ std::vector<Case> hostile_inputs() {
       {"[0,2,3,3]", f32_of({0, 2, 3, 3})}, {"[1,0,3,3]", f32_of({1, 0, 3, 3})},
       {"[1,2,0,3]", f32_of({1, 2, 0, 3})}, {"[1,2,3,0]", f32_of({1, 2, 3, 0})},
       {"[2,3]", f32_of({2, 3})},        {"[1,2,3,3]", f32_of({1, 2, 3, 3})},
+      {"i64 scalar", I({}, {3})},       {"i64 [0,3]", I({0, 3}, {})},
+      {"i64 [2,3]", I({2, 3}, {0, 1, 2, 3, 4, 5})},
+      {"short data", short_data()},
   };
 }
 
@@ -55,6 +68,8 @@ std::vector<Case> companions(const Tensor& first) {
       {"i64 scalar 0", I({}, {0})},
       {"i64 [1]{0}", I({1}, {0})},
       {"i64 [1]{-1}", I({1}, {-1})},
+      {"i64 [1]{min}", I({1}, {kMin})},
+      {"i64 [3]{max,max,4}", I({3}, {kMax, kMax, 4})},
       {"i64 []", I({0}, {})},
       {"f32 [0]", f32_of({0})},
   };
@@ -76,6 +91,12 @@ std::vector<std::pair<std::string, Attributes>> attribute_variants() {
       {"split", attrs({{"split", Shape{1, 1}}})},
       {"starts/ends", attrs({{"starts", Shape{0}}, {"ends", Shape{1}}})},
       {"transBatch", attrs({{"transBatchA", std::int64_t{1}}, {"transBatchB", std::int64_t{1}}})},
+      {"axis=min", attrs({{"axis", kMin}})},
+      {"huge window", attrs({{"kernel_shape", Shape{kMax, kMax}}, {"pads", Shape{kMax, kMax, kMax, kMax}},
+                             {"strides", Shape{kMax, kMax}}, {"dilations", Shape{kMax, kMax}}})},
+      {"huge split", attrs({{"split", Shape{kMax, kMax, 4}}})},
+      {"split<0", attrs({{"split", Shape{-1, 3}}})},
+      {"extreme starts", attrs({{"starts", Shape{kMin}}, {"ends", Shape{kMax}}})},
   };
 }
 
@@ -337,6 +358,27 @@ TEST(HostileShapes, ReshapeToAShapeWhoseProductWrapsIsAnError) {
   Tensor lie = T({1}, {1.0f});
   lie.shape = wraps;
   expect_error_both("Relu", {lie}, {}, "more elements than int64");
+}
+
+// Found reading the code: int64 overflow (undefined behaviour) in size arithmetic fed by
+// attributes or shape inputs: split sizes summed past the dim, Slice's -step and
+// e - s + step - 1, the window arithmetic with huge pads / strides / kernels.
+TEST(HostileShapes, ExtremeAttributeValuesDoNotOverflow) {
+  const Tensor v = T({5}, {0, 1, 2, 3, 4});
+  for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast}) {
+    auto fwd = gk::run_op(set, "Slice", {v, I({1}, {0}), I({1}, {5}), I({1}, {0}), I({1}, {kMax})}).at(0);
+    expect_values(fwd, {1}, {0});
+    auto back = gk::run_op(set, "Slice", {v, I({1}, {4}), I({1}, {kMin}), I({1}, {0}), I({1}, {kMin})}).at(0);
+    expect_values(back, {1}, {4});
+    auto every2 = gk::run_op(set, "Slice", {v, I({1}, {kMin}), I({1}, {kMax}), I({1}, {0}), I({1}, {2})}).at(0);
+    expect_values(every2, {3}, {0, 2, 4});
+  }
+  expect_error_both("Split", {f32_of({2, 3}), I({3}, {kMax, kMax, 4})}, {}, "do not add up", 3);
+  expect_error_both("Split", {f32_of({2, 3}), I({2}, {-1, 3})}, {}, "do not add up", 2);
+  const Tensor x = f32_of({1, 2, 4, 4});
+  expect_error_both("MaxPool", {x}, attrs({{"kernel_shape", Shape{2, 2}}, {"pads", Shape{kMax, kMax, kMax, kMax}}}),
+                    "at most 2147483647");
+  expect_error_both("Conv", {x, f32_of({2, 2, 1, 1})}, attrs({{"strides", Shape{kMax, 1}}}), "at most 2147483647");
 }
 
 // bad_alloc: a Const of shape [2^40, 2^40] ended in "error: std::bad_alloc" with no node
