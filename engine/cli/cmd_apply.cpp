@@ -108,8 +108,9 @@ void register_apply(CLI::App& app, Handler& run) {
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
   cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("-o,--output", opt->output, "Output graph; format by extension")->required();
-  cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)");
+  cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)")->check(at_least(0));
   cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Give up after this many rewriting rounds")
+      ->check(at_least(1))
       ->capture_default_str();
   cmd->add_option("--max-nodes", opt->rewrite.max_nodes,
                   "Give up when the graph grows past this many nodes (0 = 8 x input + 4096)")

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "graphfuse/rules.h"
 #include "match/program.h"
+#include "testing/rule_test_file.h"
 
 namespace graphfuse::cli {
 
@@ -43,6 +44,22 @@ int run_check(const CheckOptions& o) {
   int failed = 0;
   for (const std::string& path : o.files) {
     try {
+      // A rule-test file's cases are read as `test` reads them, so a value `test` would
+      // refuse (`max_rounds: many`) is an error here too.
+      std::error_code ec;
+      if (!std::filesystem::is_directory(path, ec))
+        if (auto tests = testing::read_rule_test_file(path)) {
+          bool bad = false;
+          for (const auto& tc : tests->cases)
+            for (const Error& e : tc.malformed) {
+              std::cerr << e.pretty() << "\n";
+              bad = true;
+            }
+          if (bad) {
+            ++failed;
+            continue;
+          }
+        }
       RuleSet rules = load_rule_files(rule_files_of(path));
       std::size_t disabled = rules.size() - rules.enabled().size();
       std::cout << path << ": " << rules.size() << (rules.size() == 1 ? " rule" : " rules");

@@ -26,8 +26,10 @@ void register_explain(CLI::App& app, Handler& run) {
   cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("--rule", opt->rule, "Rule name")->required();
   cmd->add_option("--node", opt->node, "Id of the candidate root node")->required();
-  cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)");
-  cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Bound on rewriting rounds, as for apply")->capture_default_str();
+  cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)")->check(at_least(0));
+  cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Bound on rewriting rounds, as for apply")
+      ->check(at_least(1))
+      ->capture_default_str();
   cmd->callback([opt, &run] {
     run = [opt] {
       RuleSet rules = load_rule_files(opt->rules);

@@ -130,8 +130,10 @@ void register_run(CLI::App& app, Handler& run) {
   cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
   cmd->add_option("-r,--rules", opt->rules, "Rule file to apply first (repeatable)")->allow_extra_args(false);
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
-  cmd->add_option("--bench", opt->bench, "Time N runs (after a warm-up) and print median latency per op type");
-  cmd->add_option("--threads", opt->threads, "Threads for the kernels and matching (0 = all cores)");
+  cmd->add_option("--bench", opt->bench, "Time N runs (after a warm-up) and print median latency per op type")
+      ->check(at_least(0));
+  cmd->add_option("--threads", opt->threads, "Threads for the kernels and matching (0 = all cores)")
+      ->check(at_least(0));
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
       ->capture_default_str();
   cmd->add_option("--fold", opt->fold, "Constant folding after rewriting: auto, all, off")->capture_default_str();

@@ -50,7 +50,6 @@ int run_verify(const VerifyOptions& o) {
   std::cout << "rules applied: " << rules_applied(report) << "\n";
   std::cout << "nodes: " << report.nodes_before << " -> " << rewritten.size() << " (folded " << fold.folded
             << ", removed " << fold.removed << " constants)\n";
-  if (!o.output.empty()) save_graph(rewritten, o.output);
   const auto t0 = Clock::now();
   auto diffs = gk::verify_rewrite(original, rewritten, exec, o.rtol, o.atol);
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -60,7 +59,14 @@ int run_verify(const VerifyOptions& o) {
   std::cout << (pass ? "PASS" : "FAIL") << " (" << diffs.size() << " output" << (diffs.size() == 1 ? "" : "s")
             << ", rtol " << o.rtol << ", atol " << o.atol << ", " << o.kernels << " kernels, seed " << o.seed
             << ", " << std::fixed << std::setprecision(0) << ms << " ms)\n";
-  return pass ? 0 : 1;
+  // OUT is written only once the rewrite has run and passed: a kernel error or a FAIL
+  // leaves it as it was (docs/cli.md), like every other failed command.
+  if (!pass) return 1;
+  if (!o.output.empty()) {
+    save_graph(rewritten, o.output);
+    std::cout << "wrote " << o.output << "\n";
+  }
+  return 0;
 }
 #else
 int run_verify(const VerifyOptions&) {
@@ -79,10 +85,12 @@ void register_verify(CLI::App& app, Handler& run) {
       ->capture_default_str();
   cmd->add_option("--rtol", opt->rtol,
                   "Relative tolerance: pass when every |a-e| <= atol + rtol*|e| and max|a-e| <= rtol*max|e|")
+      ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_option("--atol", opt->atol, "Absolute tolerance")->capture_default_str();
+  cmd->add_option("--atol", opt->atol, "Absolute tolerance")->check(at_least(0))->capture_default_str();
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
-  cmd->add_option("--threads", opt->threads, "Threads for matching and kernels (0 = all cores)");
+  cmd->add_option("--threads", opt->threads, "Threads for matching and kernels (0 = all cores)")
+      ->check(at_least(0));
   cmd->add_option("--fold", opt->fold,
                   "Constant folding between rewrite passes: auto (nodes the rules created), all, off")
       ->capture_default_str();

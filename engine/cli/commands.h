@@ -6,6 +6,19 @@
 
 namespace graphfuse::cli {
 
+/// A number option's lower bound, with a message that says it (CLI11's PositiveNumber
+/// prints the whole double range).
+inline CLI::Validator at_least(double lo) {
+  std::string lo_text = std::to_string(static_cast<long long>(lo));
+  return CLI::Validator(
+      [lo, lo_text](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !(v >= lo)) return "must be >= " + lo_text + ", not " + s;
+        return {};
+      },
+      ">=" + lo_text);
+}
+
 /// A subcommand's handler returns the process exit code; it may throw graphfuse::Error.
 using Handler = std::function<int()>;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "storage.h"
+#include "value_checks.h"
 
 namespace graphfuse {
 
@@ -96,6 +97,8 @@ void Graph::remove_use_(NodeId to, std::uint32_t slot) {
 NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
                        std::uint32_t num_outputs, SourceLoc loc) {
   if (!store_->bulk && find(id)) throw Error(loc, "duplicate node id '" + id + "'");
+  if (store_->nodes.size() >= checks::kMaxNodes)
+    throw Error(loc, "the graph has more than " + std::to_string(checks::kMaxNodes) + " nodes (docs/limits.md)");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ValueRef& v = inputs[i];
     if (!v.valid()) continue;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "graph_binary.h"
+#include "graph/value_checks.h"
 #include "graphfuse/io.h"
 
 namespace graphfuse {
@@ -23,6 +24,8 @@ class BinaryReader {
     Graph g;
     Attributes props = attr_set();
     std::uint64_t count = count_of("node", 3);
+    if (count > checks::kMaxNodes)
+      fail(std::to_string(count) + " nodes, more than the " + std::to_string(checks::kMaxNodes) + " a graph may have");
     g.reserve(count);
     g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
     for (std::uint64_t i = 0; i < count; ++i) node(g, i);
@@ -32,7 +35,13 @@ class BinaryReader {
       fail(e.message());
     }
     std::vector<NodeId> ins(count_of("graph input", 1));
-    for (NodeId& n : ins) n = node_index(count, "a graph input");
+    std::vector<bool> input_seen(count, false);
+    for (NodeId& n : ins) {
+      n = node_index(count, "a graph input");
+      if (std::string err = checks::graph_input_problem(g, n); !err.empty()) fail(err);
+      if (input_seen[n]) fail("graph input '" + g.node(n).id + "' is listed twice");
+      input_seen[n] = true;
+    }
     g.set_inputs_list(std::move(ins));
     std::uint64_t outs = count_of("graph output", 2);
     for (std::uint64_t k = 0; k < outs; ++k) {
@@ -101,8 +110,12 @@ class BinaryReader {
   }
   Tensor tensor() {
     Tensor t;
-    t.dtype = static_cast<DType>(varint());
+    t.dtype = dtype();
+    if (std::string err = checks::dtype_problem(t.dtype); !err.empty()) fail(err);
     t.shape = dims();
+    // What the text readers refuse, this one must too: the JSON writer would otherwise
+    // emit a negative or overflowing shape that no reader takes back.
+    if (std::string err = checks::tensor_shape_problem(t.shape); !err.empty()) fail(err);
     if (byte()) {
       auto data = std::make_shared<const std::string>(bytes(varint()));
       std::size_t size = dtype_size(t.dtype);
@@ -162,11 +175,17 @@ class BinaryReader {
   // ---- nodes ------------------------------------------------------------------
   ValueType value_type() {
     ValueType t;
-    t.dtype = static_cast<DType>(varint());
+    t.dtype = dtype();
     t.shape_known = byte() != 0;
     t.shape = dims();
     t.dim_params = list<std::string>(1, [&] { return string(); });
+    if (std::string err = checks::value_type_problem(t); !err.empty()) fail("value type: " + err);
     return t;
+  }
+  DType dtype() {
+    std::uint64_t v = varint();
+    if (v > 0x7fffffff) fail("element type number " + std::to_string(v) + " is out of range");
+    return static_cast<DType>(v);
   }
   OpType op() {
     std::uint64_t k = varint();

@@ -2,6 +2,8 @@
 // every reference, name clash and cycle reported at its file position.
 #include "graph_build.h"
 
+#include "graph/value_checks.h"
+
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -223,9 +225,15 @@ Graph GraphBuilder::build(const std::string& file) {
     }
   }
   std::vector<Resolved> graph_inputs, graph_outputs;
+  std::vector<bool> input_seen(nodes_.size(), false);
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
     Resolved r = resolve(inputs_[k], [&] { return "graph input " + std::to_string(k); });
     if (r.port != 0) throw Error(inputs_[k].loc, "graph input " + std::to_string(k) + " must name a node, not an output of one");
+    if (std::string err = checks::graph_input_op_problem(nodes_[r.node].id, nodes_[r.node].op); !err.empty())
+      throw Error(inputs_[k].loc, err);
+    if (input_seen[r.node])  // the writers would keep one, so a re-read graph would differ
+      throw Error(inputs_[k].loc, "graph input '" + nodes_[r.node].id + "' is listed twice");
+    input_seen[r.node] = true;
     graph_inputs.push_back(r);
   }
   for (std::size_t k = 0; k < outputs_.size(); ++k)

@@ -70,11 +70,22 @@ bool is_declared_input(const Graph& g, NodeId n) {
   return nd.op == kInput && nd.inputs.empty() && nd.attrs.empty();
 }
 
+/// An output's name as the text gives it: empty when it is the default (`id`, `id:k`),
+/// which the readers take as unnamed. Writing `s:1` as a name would quote it (`` `s:1` ``)
+/// where the re-read, unnamed output is written plain: the second save would differ.
+std::string_view written_name(const Node& nd, std::uint32_t k) {
+  const std::string& name = nd.outputs[k].name;
+  if (name.empty() || !name.starts_with(nd.id)) return name;
+  std::string_view rest = std::string_view(name).substr(nd.id.size());
+  if (k == 0 ? rest.empty() : rest == ":" + std::to_string(k)) return {};
+  return name;
+}
+
 template <class Declared>
 std::string value_ref_text(const Graph& g, ValueRef v, const Declared& declared) {
   if (!v.valid()) return "_";
   const Node& nd = g.node(v.node);
-  if (!declared(v.node) && !nd.outputs[v.port].name.empty()) return name_text(nd.outputs[v.port].name);
+  if (std::string_view name = written_name(nd, v.port); !declared(v.node) && !name.empty()) return name_text(name);
   return name_text(nd.id) + (v.port ? ":" + std::to_string(v.port) : "");
 }
 
@@ -85,7 +96,7 @@ std::string node_statement(const Graph& g, NodeId n, const Declared& declared) {
   std::string out;
   for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {
     if (k) out += ", ";
-    const std::string& name = nd.outputs[k].name;
+    std::string_view name = written_name(nd, k);
     if (!name.empty()) out += name_text(name);
     else out += name_text(nd.id) + (k ? ":" + std::to_string(k) : "");
   }
@@ -104,7 +115,7 @@ std::string node_statement(const Graph& g, NodeId n, const Declared& declared) {
     out += "}";
   }
   // The reader takes the first target as the id; say the id when that is not it.
-  if (!nd.outputs[0].name.empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
+  if (!written_name(nd, 0).empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
   return out;
 }
 
@@ -139,7 +150,7 @@ std::string write_graph_text(const Graph& g) {
   }
   for (NodeId n : textio::write_order(g)) {
     if (declared[n]) continue;
-    out += node_statement(g, n, is_declared) + "\n";
+    out += textio::at_node(g, g.node(n), [&] { return node_statement(g, n, is_declared); }) + "\n";
   }
   if (!g.outputs().empty()) {
     out += "output ";

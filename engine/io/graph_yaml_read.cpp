@@ -1,6 +1,8 @@
 // The YAML / JSON graph reader: the file becomes a DocTree (JSON, chosen by a .json file
 // name, through our own parser, json_parse.h; YAML through yaml-cpp), then one reader applies
 // the schema of DESIGN.md -> GraphBuilder -> Graph, errors at the values' positions.
+#include <yaml-cpp/depthguard.h>
+
 #include "dsl/parser.h"
 #include "graph_build.h"
 #include "graphfuse/io.h"
@@ -33,7 +35,10 @@ class YamlReader {
     } else {
       try {
         YAML::Node doc = YAML::Load(std::string(text));
-        root = DocRef(&tree_, textio::copy_yaml(doc, tree_));
+        root = DocRef(&tree_, textio::copy_yaml(doc, tree_, src_));
+      } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp's own nesting bound (about 500 levels) says only "bad file".
+        src_.fail(src_.loc(e.mark), "malformed YAML/JSON: values nested too deeply");
       } catch (const YAML::Exception& e) {
         src_.fail(src_.loc(e.mark), "malformed YAML/JSON: " + e.msg);
       }

@@ -40,7 +40,7 @@ class Writer {
     for (NodeId n : g_.inputs()) ins.push_back(str(g_.node(n).id));
     for (ValueRef v : g_.outputs()) outs.push_back(ref(v));
     std::vector<std::string> nodes;
-    for (NodeId n : textio::write_order(g_)) nodes.push_back(node(n));
+    for (NodeId n : textio::write_order(g_)) nodes.push_back(textio::at_node(g_, g_.node(n), [&] { return node(n); }));
     std::string props;
     if (!g_.properties().empty()) props = attributes(g_.properties(), "graph properties");
     std::string out;

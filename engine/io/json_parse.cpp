@@ -6,7 +6,7 @@ namespace graphfuse::textio {
 
 namespace {
 
-constexpr int kMaxDepth = 1000;  // deeper nesting is no graph; keeps the recursion bounded
+constexpr int kMaxDepth = kMaxNesting;  // deeper nesting is no graph; keeps the recursion bounded
 
 class JsonParser {
  public:
@@ -43,6 +43,7 @@ class JsonParser {
 
   std::uint32_t value(int depth) {
     if (depth > kMaxDepth) fail("values nested too deeply");
+    if (tree_.size() >= DocTree::kMaxValues) fail("more than " + std::to_string(DocTree::kMaxValues) + " values");
     char c = t_[p_];
     if (c == '{') return container(DocTree::Kind::Map, '}', depth);
     if (c == '[') return container(DocTree::Kind::Seq, ']', depth);

@@ -22,6 +22,8 @@ class DocTree {
   /// an explicit YAML tag (see tag()).
   enum class Style : std::uint8_t { Plain, Quoted, Tagged };
   static constexpr std::uint32_t kNone = 0xffffffffu;
+  /// Indices are 32-bit: the readers stop before a document reaches this many values.
+  static constexpr std::uint32_t kMaxValues = 0xfffffff0u;
 
   struct Node {
     std::string_view text;  ///< a scalar's text (into the source or strings_)
@@ -41,6 +43,7 @@ class DocTree {
     n.column = column;
     return size_++;
   }
+  std::uint32_t size() const { return size_; }
   /// Links `child` as the last child of `parent`.
   void append(std::uint32_t parent, std::uint32_t child) {
     Node& p = node(parent);

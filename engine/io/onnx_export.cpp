@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/value_checks.h"
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
@@ -126,6 +127,14 @@ class Exporter {
     ValueType vt = nd.outputs[0].type;
     const Tensor* t = nd.op == const_op_ ? nd.attrs.get_if<Tensor>("value") : nullptr;
     if (t && vt.dtype == DType::Undefined && !vt.shape_known) vt = ValueType{t->dtype, t->shape, true, {}};
+    // ONNX requires a type on every graph input, and libonnx's shape inference crashes on
+    // some models without one, so such a file would break every later command: refuse it
+    // before anything is written. (.graph text carries no types.)
+    if (vt.dtype == DType::Undefined && !g_.properties().has(std::string(kTypePrefix) + names_({n, 0})))
+      throw Error(nd.loc, "graph input '" + nd.id +
+                              "' has no element type, which ONNX requires on every graph input (.graph "
+                              "text carries no types: give it one with `types:` in YAML or JSON, see "
+                              "docs/graph-formats.md)");
     write_type(names_({n, 0}), vt, *gp_->add_input());
     written_inputs_.insert(n);
   }
@@ -141,8 +150,12 @@ class Exporter {
         if (auto it = by_name.find(name); it != by_name.end() && !written_inputs_.count(it->second))
           write_input(it->second);
     }
-    for (NodeId n : g_.inputs())
-      if (g_.alive(n) && !written_inputs_.count(n)) write_input(n);
+    for (NodeId n : g_.inputs()) {
+      if (!g_.alive(n) || written_inputs_.count(n)) continue;
+      // Any other node would be declared twice: as a graph input and as its own output.
+      if (std::string err = checks::graph_input_problem(g_, n); !err.empty()) throw Error(g_.node(n).loc, err);
+      write_input(n);
+    }
     for (NodeId n : g_.nodes())  // an Input node missing from inputs() is still an input
       if (g_.node(n).op == input_op_ && !written_inputs_.count(n)) write_input(n);
   }
@@ -251,6 +264,8 @@ class Exporter {
         imported.insert(std::string(canonical_domain((*domains)[i])));
       }
     std::vector<std::string> missing;
+    // ONNX needs an import of the default domain even for a graph without ops of it.
+    if (!domains || domains->empty()) domains_used_.insert("");
     for (const auto& d : domains_used_)
       if (!imported.count(d)) missing.push_back(d);
     std::sort(missing.begin(), missing.end());  // deterministic file bytes
@@ -258,7 +273,9 @@ class Exporter {
     for (const auto& d : missing) {
       auto it = known.find(d);
       auto* o = m_.add_opset_import();
-      o->set_domain(d);
+      // "" stays unset, as it is for imported opsets above: otherwise the second save of
+      // a model first written from a non-ONNX graph would differ from the first.
+      if (!d.empty()) o->set_domain(d);
       o->set_version(it != known.end() && d != "com.microsoft" ? it->second.second : 1);
     }
   }

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -341,8 +342,79 @@ class Importer {
 
 }  // namespace
 
+namespace {
+
+std::string op_of(const onnx::NodeProto& n) {
+  return n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type();
+}
+
+std::string node_label(const onnx::NodeProto& n, int index) {
+  return "node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "' (" + op_of(n) + ")";
+}
+
+// A declared tensor type graphfuse keeps must be one every writer can write back:
+// element type a non-negative int32, dimensions >= 0 (an unknown one has no dim_value).
+void check_declared_type(const onnx::ValueInfoProto& vi, const std::string& what) {
+  if (!vi.has_type() || !vi.type().has_tensor_type()) return;
+  const auto& tt = vi.type().tensor_type();
+  if (tt.elem_type() < 0) throw Error(what + " has a negative element type " + std::to_string(tt.elem_type()));
+  if (tt.has_shape())
+    for (const auto& d : tt.shape().dim())
+      if (d.has_dim_value() && d.dim_value() < 0)
+        throw Error(what + " has a negative dimension " + std::to_string(d.dim_value()));
+}
+
+// What must hold before libonnx's shape inference sees the model: it trusts its input and
+// crashes on some malformed graphs (SIGSEGV in Shape's data propagation on an untyped graph
+// input). ONNX's checker requires all of this too; checking it here, with the node named,
+// turns a crash into an error. The importer repeats the reference checks with ids.
+void check_before_inference(const onnx::ModelProto& model) {
+  if (!model.has_graph()) throw Error("the model has no graph");
+  const onnx::GraphProto& gp = model.graph();
+  std::unordered_set<std::string> defined, initializers;
+  for (const auto& t : gp.initializer()) {
+    if (t.name().empty()) throw Error("an initializer has no name");
+    initializers.insert(t.name());
+  }
+  // The first node reading each name, to say who reads an untyped input.
+  std::unordered_map<std::string, int> first_reader;
+  for (int i = 0; i < gp.node_size(); ++i)
+    for (const auto& in : gp.node(i).input()) first_reader.emplace(in, i);
+  for (const auto& vi : gp.input()) {
+    if (vi.name().empty()) throw Error("a graph input has no name");
+    if (!defined.insert(vi.name()).second) throw Error("graph input '" + vi.name() + "' is declared twice");
+    std::string what = "graph input '" + vi.name() + "'";
+    if (auto it = first_reader.find(vi.name()); it != first_reader.end())
+      what += " (read by " + node_label(gp.node(it->second), it->second) + ")";
+    check_declared_type(vi, what);
+    if (initializers.count(vi.name())) continue;  // a default value: the initializer types it
+    if (!vi.has_type() || vi.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      throw Error(what + " has no type; ONNX requires one on every graph input");
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() == 0)
+      throw Error(what + " has no element type; ONNX requires one on every graph input");
+  }
+  for (const auto& name : initializers)
+    if (!defined.insert(name).second && !std::any_of(gp.input().begin(), gp.input().end(),
+                                                     [&](const auto& vi) { return vi.name() == name; }))
+      throw Error("initializer '" + name + "' is defined more than once");
+  for (int i = 0; i < gp.node_size(); ++i)
+    for (const auto& out : gp.node(i).output())
+      if (!out.empty() && !defined.insert(out).second)
+        throw Error(node_label(gp.node(i), i) + ": value '" + out + "' is defined more than once");
+  for (int i = 0; i < gp.node_size(); ++i)
+    for (const auto& in : gp.node(i).input())
+      if (!in.empty() && !defined.count(in))
+        throw Error(node_label(gp.node(i), i) + ": input '" + in +
+                    "' is not a graph input, an initializer or any node's output");
+  for (const auto& vi : gp.output()) check_declared_type(vi, "graph output '" + vi.name() + "'");
+  for (const auto& vi : gp.value_info()) check_declared_type(vi, "value_info '" + vi.name() + "'");
+}
+
+}  // namespace
+
 Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir) {
   try {
+    check_before_inference(model);
     // Inference reads the model before the importer consumes it (moves tensor bytes out).
     std::string inference_error;
     std::vector<InferredType> inferred = infer_value_types(model, &inference_error);

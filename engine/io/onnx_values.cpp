@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "graph/value_checks.h"
 #include "io/onnx_convert.h"
 
 namespace graphfuse::onnx_io {
@@ -116,8 +117,10 @@ Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, con
   std::uint64_t count = 1;
   for (auto d : out.shape) {
     if (d < 0) throw Error(what + ": negative dimension in shape " + shape_str(out.shape));
-    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(d))
-      throw Error(what + ": shape " + shape_str(out.shape) + " is too large");
+    // The bound every reader shares (2^40 elements): count * element size must not wrap,
+    // or a short buffer would pass the size check below.
+    if (d != 0 && count > static_cast<std::uint64_t>(checks::kMaxTensorElements) / static_cast<std::uint64_t>(d))
+      throw Error(what + ": shape " + shape_str(out.shape) + " is too large (more than 2^40 elements)");
     count *= static_cast<std::uint64_t>(d);
   }
   const std::size_t esz = dtype_size(out.dtype);

@@ -2,6 +2,8 @@
 // string escapes.
 #include "text_values.h"
 
+#include "graph/value_checks.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -215,20 +217,35 @@ void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords&
     case DType::UInt8: return append_ints<std::uint8_t>(out, t);
     case DType::UInt16: return append_ints<std::uint16_t>(out, t);
     case DType::UInt32: return append_ints<std::uint32_t>(out, t);
-    case DType::UInt64: return append_ints<std::uint64_t>(out, t);
-    case DType::Bool: return append_ints<std::uint8_t>(out, t);
+    case DType::UInt64: {
+      // The text readers take integers as int64 (a tensor element is checked against its
+      // type after that), so a larger uint64 would be written and then refused on reading.
+      // Refuse it here instead: such tensors stay in .onnx or .gfb (docs/limits.md).
+      for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) {
+        std::uint64_t v;
+        std::memcpy(&v, t.data->data() + i * 8, 8);
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+          throw Error(what + ": uint64 element " + std::to_string(i) + " is " + std::to_string(v) +
+                      ", above 2^63-1, which .graph, YAML and JSON cannot hold; save as .onnx or .gfb");
+      }
+      return append_ints<std::uint64_t>(out, t);
+    }
+    case DType::Bool: {
+      // A bool byte other than 0/1 (from ONNX or .gfb) is true; the readers take only 0 and 1.
+      const char* p = t.data->data();
+      for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) out += (i ? ", " : "") + std::string(p[i] ? "1" : "0");
+      return;
+    }
     default: throw Error(what + ": cannot write this tensor element type as text");
   }
 }
 
 std::string make_tensor(DType dtype, std::vector<std::int64_t> shape, bool has_data,
                         const std::vector<Element>& data, Tensor& out) {
+  if (std::string err = checks::dtype_problem(dtype); !err.empty()) return err;
+  if (std::string err = checks::tensor_shape_problem(shape); !err.empty()) return err;
   std::int64_t count = 1;
-  for (auto d : shape) {
-    if (d < 0) return "tensor dimensions must not be negative";
-    if (d != 0 && count > (std::int64_t{1} << 40) / d) return "tensor shape is too large";
-    count *= d;
-  }
+  for (auto d : shape) count *= d;
   out = Tensor{};
   out.dtype = dtype;
   out.shape = std::move(shape);

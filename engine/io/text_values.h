@@ -111,4 +111,16 @@ std::string quote_string(std::string_view s, bool json = false, char quote = '"'
 /// does not fit in float32.
 bool to_float32(double d, float& out);
 
+/// Runs `write` for node nd; a writer's error (a value the format cannot hold) names no
+/// file, so it gets the node's position in its input file (or the graph's file).
+template <class F>
+auto at_node(const Graph& g, const Node& nd, F&& write) -> decltype(write()) {
+  try {
+    return write();
+  } catch (const Error& e) {
+    if (!e.loc().file.empty()) throw;
+    throw Error(nd.loc.file.empty() ? SourceLoc{g.source_file} : nd.loc, e.message());
+  }
+}
+
 }  // namespace graphfuse::textio

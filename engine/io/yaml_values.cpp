@@ -9,6 +9,7 @@
 
 #include "dsl/parser.h"
 #include "text_values.h"
+#include "graph/value_checks.h"
 
 namespace graphfuse::textio {
 
@@ -30,8 +31,28 @@ void YamlSource::fail(const SourceLoc& at, const std::string& msg) const {
   throw Error(at, msg, line);
 }
 
-std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree) {
+namespace {
+
+struct YamlCopy {
+  DocTree& tree;
+  const YamlSource& src;
+  std::size_t left;  ///< values the document may still expand to
+
+  std::uint32_t copy(const YAML::Node& n, int depth);
+};
+
+std::uint32_t YamlCopy::copy(const YAML::Node& n, int depth) {
   const YAML::Mark m = n.Mark();
+  if (left == 0)
+    src.fail(src.loc(m), "the YAML document expands to more than " +
+                             std::to_string(std::min<std::size_t>(yaml_value_limit(src.text.size()),
+                                                                  DocTree::kMaxValues)) + " values (" +
+                             std::to_string(kYamlValuesPerByte) + " per byte of the file plus " +
+                             std::to_string(kYamlExtraValues) +
+                             "): anchors and aliases repeated inside each other; see docs/limits.md");
+  --left;
+  if (depth > kMaxNesting)
+    src.fail(src.loc(m), "malformed YAML/JSON: values nested too deeply");
   DocTree::Kind kind = n.IsMap() ? DocTree::Kind::Map
                        : n.IsSequence() ? DocTree::Kind::Seq
                        : n.IsScalar()   ? DocTree::Kind::Scalar
@@ -44,14 +65,21 @@ std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree) {
     if (tag == "!") tree.node(self).style = DocTree::Style::Quoted;
     else if (tag != "?") tree.set_tag(self, tag);
   } else if (kind == DocTree::Kind::Seq) {
-    for (const auto& e : n) tree.append(self, copy_yaml(e, tree));
+    for (const auto& e : n) tree.append(self, copy(e, depth + 1));
   } else if (kind == DocTree::Kind::Map) {
     for (auto it = n.begin(); it != n.end(); ++it) {
-      tree.append(self, copy_yaml(it->first, tree));
-      tree.append(self, copy_yaml(it->second, tree));
+      tree.append(self, copy(it->first, depth + 1));
+      tree.append(self, copy(it->second, depth + 1));
     }
   }
   return self;
+}
+
+}  // namespace
+
+std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree, const YamlSource& src) {
+  YamlCopy c{tree, src, std::min<std::size_t>(yaml_value_limit(src.text.size()), DocTree::kMaxValues)};
+  return c.copy(n, 0);
 }
 
 namespace {
@@ -178,7 +206,10 @@ std::vector<std::int64_t> int_list(const DocRef& n, const YamlSource& src, const
 DType dtype_of(const DocRef& n, const YamlSource& src, const std::string& what) {
   if (!n.is_scalar()) src.fail(n, what + ": expected an element type such as float32");
   Scalar s = read_scalar(n, src, what);
-  if (s.kind == Kind::Int) return static_cast<DType>(s.i);  // an ONNX type number with no name
+  if (s.kind == Kind::Int) {  // an ONNX type number with no name (an int32 there)
+    if (s.i < 0 || s.i > 0x7fffffff) src.fail(n, what + ": element type number " + s.s + " is out of range");
+    return static_cast<DType>(s.i);
+  }
   auto t = dtype_from_name(s.s);
   if (!t) src.fail(n, what + ": unknown element type '" + s.s + "'");
   return *t;
@@ -301,6 +332,8 @@ ValueType yaml_value_type(const DocRef& n, const YamlSource& src, const std::str
     }
     if (any_param) t.dim_params = std::move(params);
   }
+  // The same check as the .gfb reader's, so every format refuses what another cannot write.
+  if (std::string err = checks::value_type_problem(t); !err.empty()) src.fail(n, what + ": " + err);
   return t;
 }
 

@@ -27,8 +27,23 @@ struct YamlSource {
   [[noreturn]] void fail(const DocRef& n, const std::string& msg) const { fail(loc(n), msg); }
 };
 
-/// Copies a yaml-cpp document into `tree`; returns the root's index.
-std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree);
+/// Input limits of YAML documents (docs/limits.md). yaml-cpp shares an anchored value
+/// between its aliases, but the copy expands every alias, so nested anchors ("billion
+/// laughs": `a1: &a1 [*a0, *a0, ...]`) would grow exponentially: a 507-byte file took
+/// 9.4 GB. Without aliases a document has at most about one value per byte of text.
+constexpr std::size_t kYamlValuesPerByte = 2;
+constexpr std::size_t kYamlExtraValues = std::size_t{1} << 20;  ///< what aliases may add
+constexpr int kMaxNesting = 1000;  ///< lists/mappings inside each other (JSON's bound too)
+
+/// The most values a document of `bytes` bytes may expand to.
+constexpr std::size_t yaml_value_limit(std::size_t bytes) {
+  return kYamlValuesPerByte * bytes + kYamlExtraValues;
+}
+
+/// Copies a yaml-cpp document into `tree`; returns the root's index. Fails (at the value
+/// where the limit was passed) when the document expands to more than
+/// yaml_value_limit(src.text.size()) values or nests deeper than kMaxNesting.
+std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree, const YamlSource& src);
 
 /// An attribute value from YAML or JSON: plain scalars are int, float ('.' or exponent, also
 /// .inf/.nan/NaN/Infinity), bool (true/false) or else string; quoted scalars are strings;

@@ -32,6 +32,28 @@ ScalarAt scalar_at(const RuleTestFile& f, const YAML::Node& key, const YAML::Nod
   return s;
 }
 
+// A scalar of the kind the key needs, or an Error at the value: yaml-cpp's own
+// conversion failure names neither the file nor the key ("bad conversion").
+std::string string_at(const RuleTestFile& f, const YAML::Node& v, const std::string& what) {
+  if (!v.IsScalar()) throw at(f, v.Mark(), what + " must be a string");
+  return v.Scalar();
+}
+
+int int_at(const RuleTestFile& f, const YAML::Node& v, const char* key, int min) {
+  int out = 0;
+  if (!v.IsScalar() || !YAML::convert<int>::decode(v, out) || out < min)
+    throw at(f, v.Mark(), std::string("'") + key + "' must be an integer >= " + std::to_string(min) + ", not '" +
+                              (v.IsScalar() ? v.Scalar() : std::string(v.IsSequence() ? "a list" : "a mapping")) + "'");
+  return out;
+}
+
+bool bool_at(const RuleTestFile& f, const YAML::Node& v, const char* key) {
+  bool out = false;
+  if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out))
+    throw at(f, v.Mark(), std::string("'") + key + "' must be true or false");
+  return out;
+}
+
 bool is_block_scalar(const RuleTestFile& f, const ScalarAt& s) {
   if (s.line < 1 || static_cast<std::size_t>(s.line) > f.lines->size()) return false;
   const std::string& l = (*f.lines)[s.line - 1];
@@ -53,7 +75,24 @@ bool names_graph_file(const std::string& s) {
 
 }  // namespace
 
+namespace {
+std::optional<RuleTestFile> read_cases(const std::string& path);
+}
+
 std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
+  try {
+    return read_cases(path);
+  } catch (const YAML::Exception& e) {
+    // Anything yaml-cpp still throws gets the file and position, never a bare message.
+    RuleTestFile f;
+    f.path = path;
+    f.lines = dsl::split_lines(read_file(path));
+    throw at(f, e.mark, e.msg);
+  }
+}
+
+namespace {
+std::optional<RuleTestFile> read_cases(const std::string& path) {
   RuleTestFile f;
   f.path = path;
   f.lines = dsl::split_lines(read_file(path));
@@ -68,7 +107,8 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
   if (root["rules"]) f.rule_files.push_back(path);
   if (YAML::Node load = root["load"]) {
     if (!load.IsSequence()) throw at(f, load.Mark(), "'load' must be a list of rule files");
-    for (const auto& p : load) f.rule_files.push_back((dir / p.as<std::string>()).lexically_normal().string());
+    for (const auto& p : load)
+      f.rule_files.push_back((dir / string_at(f, p, "a 'load' entry")).lexically_normal().string());
   }
   YAML::Node tests = root["tests"];
   if (!tests.IsSequence()) throw at(f, tests.Mark(), "'tests' must be a list of cases");
@@ -77,9 +117,9 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
     RuleTestCase tc;
     tc.line = c.Mark().line + 1;
     for (const auto& kv : c) {
-      std::string key = kv.first.as<std::string>();
+      std::string key = string_at(f, kv.first, "a test case key");
       const YAML::Node& v = kv.second;
-      if (key == "name") tc.name = v.as<std::string>();
+      if (key == "name") tc.name = string_at(f, v, "'name'");
       else if (key == "doc") continue;
       else if (key == "input") tc.input = scalar_at(f, kv.first, v, "input");
       else if (key == "expect") tc.expect = scalar_at(f, kv.first, v, "expect");
@@ -87,11 +127,17 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
       else if (key == "rules") {
         if (!v.IsSequence()) throw at(f, v.Mark(), "'rules' must be a list of rule names");
         tc.only_rules.emplace();
-        for (const auto& r : v) tc.only_rules->push_back(r.as<std::string>());
-      } else if (key == "max_rounds") tc.max_rounds = v.as<int>();
-      else if (key == "threads") tc.threads = v.as<int>();
-      else if (key == "verify") tc.verify = v.as<bool>();
-      else
+        for (const auto& r : v) tc.only_rules->push_back(string_at(f, r, "a rule name"));
+      } else if (key == "max_rounds" || key == "threads" || key == "verify") {
+        // A badly typed option fails its own case only; the file's other cases still run.
+        try {
+          if (key == "max_rounds") tc.max_rounds = int_at(f, v, "max_rounds", 1);
+          else if (key == "threads") tc.threads = int_at(f, v, "threads", 0);
+          else tc.verify = bool_at(f, v, "verify");
+        } catch (const Error& e) {
+          tc.malformed.push_back(e);
+        }
+      } else
         throw at(f, kv.first.Mark(), "unknown test case key '" + key +
                                          "' (expected name, doc, input, expect, expect_error, rules, "
                                          "max_rounds, threads, verify)");
@@ -104,6 +150,7 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path) {
   }
   return f;
 }
+}  // namespace
 
 Graph load_case_graph(const RuleTestFile& file, const ScalarAt& s) {
   if (names_graph_file(s.text))

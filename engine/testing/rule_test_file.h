@@ -32,6 +32,9 @@ struct RuleTestCase {
   std::optional<int> max_rounds;
   std::optional<int> threads;
   bool verify = false;
+  /// A value of the wrong kind (`max_rounds: many`), at its position: the case fails with
+  /// this message while the file's other cases still run; `check` reports it too.
+  std::vector<Error> malformed;
 };
 
 struct RuleTestFile {

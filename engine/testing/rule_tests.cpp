@@ -47,6 +47,10 @@ struct CaseOutcome {
 CaseOutcome run_case(const RuleTestFile& file, const RuleSet& rules, const RuleTestCase& tc,
                      const RuleTestOptions& opts) {
   CaseOutcome out;
+  if (!tc.malformed.empty()) {
+    for (const Error& e : tc.malformed) out.message += "  " + e.pretty() + "\n";
+    return out;
+  }
   Graph input, actual;
   try {
     input = testing::load_case_graph(file, tc.input);
