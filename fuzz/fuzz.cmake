@@ -2,7 +2,8 @@
 # with clang + libFuzzer + ASan + UBSan into <build>/fuzz, a CMake project of its own (a test
 # fixture, so a plain `cmake --build` does not pay for it; ccache makes rebuilds cheap); then
 # fuzz_<target> runs each target for GRAPHFUSE_FUZZ_SECONDS on its corpus, which replays every
-# seed and regression input first. Without clang or libFuzzer's runtime they are skipped.
+# seed and regression input first; -seed=1 fixes the mutation sequence, so a CI failure is a
+# change, not luck. Without clang or libFuzzer's runtime they are skipped.
 # Longer runs: scripts/fuzz TARGET SECONDS.
 set(GRAPHFUSE_FUZZ_SECONDS 3 CACHE STRING "seconds ctest fuzzes each target for")
 add_test(NAME fuzz_build COMMAND ${CMAKE_CURRENT_LIST_DIR}/build.sh ${PROJECT_BINARY_DIR}/fuzz)
@@ -10,7 +11,7 @@ set_tests_properties(fuzz_build PROPERTIES FIXTURES_SETUP graphfuse_fuzz SKIP_RE
                      TIMEOUT 1800 LABELS fuzz)
 foreach(t rules graph_text graph_yaml graph_json graph_gfb onnx apply)
   add_test(NAME fuzz_${t}
-           COMMAND ${CMAKE_CURRENT_LIST_DIR}/run.sh ${PROJECT_BINARY_DIR}/fuzz ${t} ${GRAPHFUSE_FUZZ_SECONDS})
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/run.sh ${PROJECT_BINARY_DIR}/fuzz ${t} ${GRAPHFUSE_FUZZ_SECONDS} -seed=1)
   set_tests_properties(fuzz_${t} PROPERTIES FIXTURES_REQUIRED graphfuse_fuzz SKIP_RETURN_CODE 77
                        TIMEOUT 300 LABELS fuzz)
 endforeach()
