@@ -18,7 +18,12 @@ namespace graphfuse::kernels {
 namespace {
 
 // The conv and pool family: window geometry that the pad/size arithmetic divides by.
-const OpContract kWindowed{0, {"strides", "dilations", "kernel_shape", "group"}, {"pads", "explicit_paddings"}};
+// Function-local, as the table: a registry built during static initialization must not
+// see it unconstructed.
+const OpContract& windowed() {
+  static const OpContract c{0, {"strides", "dilations", "kernel_shape", "group"}, {"pads", "explicit_paddings"}};
+  return c;
+}
 
 // Normalizations divide by the normalized length: it must not be 0.
 void skip_layer_norm(const KernelCall& c) {
@@ -68,12 +73,12 @@ const std::unordered_map<std::string_view, OpContract>& table() {
       {"LayerNormalization", {1, {}, {}, layer_norm}},
       {"com.microsoft.SkipLayerNormalization", {0, {}, {}, skip_layer_norm}},
       // Windowed ops.
-      {"Conv", kWindowed},
-      {"com.microsoft.FusedConv", kWindowed},
-      {"Conv2D", kWindowed},
-      {"_FusedConv2D", kWindowed},
-      {"MaxPool", kWindowed},
-      {"AveragePool", kWindowed},
+      {"Conv", windowed()},
+      {"com.microsoft.FusedConv", windowed()},
+      {"Conv2D", windowed()},
+      {"_FusedConv2D", windowed()},
+      {"MaxPool", windowed()},
+      {"AveragePool", windowed()},
       {"GlobalAveragePool", {0, {}, {}, global_pool}},
       {"GlobalMaxPool", {0, {}, {}, global_pool}},
   };
@@ -105,7 +110,7 @@ const OpContract* contract_for(std::string_view op) {
   const auto& t = table();
   if (auto it = t.find(op); it != t.end()) return &it->second;
   // FusedConv2D, FusedConv2D_BiasAdd and every FusedConv2D_BiasAdd_<Act>.
-  if (op.starts_with("FusedConv2D")) return &kWindowed;
+  if (op.starts_with("FusedConv2D")) return &windowed();
   return nullptr;
 }
 
