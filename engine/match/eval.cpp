@@ -147,6 +147,66 @@ std::size_t list_size(const AttrValue& v) {
       v);
 }
 
+// Element i of a list attribute (negative from the end), or nullopt.
+std::optional<AttrValue> list_at(const AttrValue& l, std::int64_t i) {
+  return std::visit(
+      [&](const auto& x) -> std::optional<AttrValue> {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<float>> ||
+                      std::is_same_v<T, std::vector<std::string>> || std::is_same_v<T, std::vector<bool>>) {
+          const auto n = static_cast<std::int64_t>(x.size());
+          std::int64_t k = i < 0 ? i + n : i;
+          if (k < 0 || k >= n) return std::nullopt;
+          return AttrValue(typename T::value_type(x[static_cast<std::size_t>(k)]));
+        } else {
+          return std::nullopt;
+        }
+      },
+      l);
+}
+
+// Two lists of one kind joined (an int list and a float list give floats).
+std::optional<AttrValue> list_concat(const AttrValue& l, const AttrValue& r) {
+  auto ints = [](const AttrValue& v) { return std::get_if<std::vector<std::int64_t>>(&v); };
+  auto floats = [](const AttrValue& v) -> std::optional<std::vector<float>> {
+    if (auto* f = std::get_if<std::vector<float>>(&v)) return *f;
+    if (auto* i = std::get_if<std::vector<std::int64_t>>(&v)) return std::vector<float>(i->begin(), i->end());
+    return std::nullopt;
+  };
+  if (ints(l) && ints(r)) {
+    std::vector<std::int64_t> out = *ints(l);
+    out.insert(out.end(), ints(r)->begin(), ints(r)->end());
+    return out;
+  }
+  if (auto fl = floats(l), fr = floats(r); fl && fr) {
+    fl->insert(fl->end(), fr->begin(), fr->end());
+    return *fl;
+  }
+  auto* sl = std::get_if<std::vector<std::string>>(&l);
+  auto* sr = std::get_if<std::vector<std::string>>(&r);
+  if (sl && sr) {
+    std::vector<std::string> out = *sl;
+    out.insert(out.end(), sr->begin(), sr->end());
+    return out;
+  }
+  return std::nullopt;
+}
+
+// l + sign * r on two numbers (ints stay ints; an int and a float give a float).
+std::optional<AttrValue> arith(int sign, const AttrValue& l, const AttrValue& r) {
+  auto* li = std::get_if<std::int64_t>(&l);
+  auto* ri = std::get_if<std::int64_t>(&r);
+  if (li && ri) return *li + sign * *ri;
+  auto num = [](const AttrValue& v) -> std::optional<double> {
+    if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    if (auto* f = std::get_if<float>(&v)) return static_cast<double>(*f);
+    return std::nullopt;
+  };
+  auto a = num(l), b = num(r);
+  if (!a || !b) return std::nullopt;
+  return static_cast<float>(*a + sign * *b);
+}
+
 class Evaluator {
  public:
   Evaluator(const Graph& g, const Embedding& e, const MatchProgram& p) : g_(g), e_(e), p_(p) {}
@@ -282,6 +342,46 @@ class Evaluator {
         const auto* domain = d ? std::get_if<std::string>(&*d) : nullptr;
         if (!domain) return std::nullopt;
         return opset_import(g_, *domain);
+      }
+      case Fn::Inverse: {
+        // The inverse permutation: inverse(p)[p[i]] = i; nullopt unless p is a permutation.
+        auto p = as_ints(eval(a[0]));
+        if (!p) return std::nullopt;
+        std::vector<std::int64_t> r(p->size(), -1);
+        for (std::size_t i = 0; i < p->size(); ++i) {
+          std::int64_t k = (*p)[i];
+          if (k < 0 || k >= static_cast<std::int64_t>(p->size()) || r[static_cast<std::size_t>(k)] >= 0) return std::nullopt;
+          r[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(i);
+        }
+        return r;
+      }
+      case Fn::At: {
+        // Element i of a list (negative i counts from the end): perm[axis] is at(perm, axis).
+        auto l = eval(a[0]), k = eval(a[1]);
+        auto* i = k ? std::get_if<std::int64_t>(&*k) : nullptr;
+        if (!l || !i) return std::nullopt;
+        return list_at(*l, *i);
+      }
+      case Fn::Concat: {
+        auto l = eval(a[0]), r = eval(a[1]);
+        if (!l || !r) return std::nullopt;
+        return list_concat(*l, *r);
+      }
+      case Fn::Repeat: {
+        auto v = eval(a[0]), k = eval(a[1]);
+        auto* n = k ? std::get_if<std::int64_t>(&*k) : nullptr;
+        if (!v || !n || *n < 0 || *n > (1 << 20)) return std::nullopt;
+        if (std::holds_alternative<std::int64_t>(*v)) return std::vector<std::int64_t>(static_cast<std::size_t>(*n), std::get<std::int64_t>(*v));
+        if (std::holds_alternative<float>(*v)) return std::vector<float>(static_cast<std::size_t>(*n), std::get<float>(*v));
+        if (std::holds_alternative<std::string>(*v)) return std::vector<std::string>(static_cast<std::size_t>(*n), std::get<std::string>(*v));
+        if (std::holds_alternative<bool>(*v)) return std::vector<bool>(static_cast<std::size_t>(*n), std::get<bool>(*v));
+        return std::nullopt;
+      }
+      case Fn::Add:
+      case Fn::Sub: {
+        auto l = eval(a[0]), r = eval(a[1]);
+        if (!l || !r) return std::nullopt;
+        return arith(t.fn == Fn::Add ? 1 : -1, *l, *r);
       }
       case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
       case Fn::Native: return native(t);

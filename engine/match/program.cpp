@@ -53,6 +53,12 @@ const char* fn_name(Fn f) {
     case Fn::Default: return "default";
     case Fn::Opset: return "opset";
     case Fn::SameShape: return "same_shape";
+    case Fn::Inverse: return "inverse";
+    case Fn::At: return "at";
+    case Fn::Concat: return "concat";
+    case Fn::Repeat: return "repeat";
+    case Fn::Add: return "add";
+    case Fn::Sub: return "sub";
     case Fn::Native: return "native";
   }
   return "?";

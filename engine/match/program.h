@@ -32,7 +32,7 @@ struct AttrCheck {
 /// Builtin functions of constraints and rewrite values (see docs/rules.md).
 enum class Fn : std::uint8_t {
   Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
-  Uses, AsTensor, Default, Opset, SameShape, Native,
+  Uses, AsTensor, Default, Opset, SameShape, Inverse, At, Concat, Repeat, Add, Sub, Native,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.
@@ -197,6 +197,9 @@ struct RwAttr {
 struct RwNode {
   std::string name;  ///< template name (`t = ...`) or a generated one for nested calls
   OpType op;
+  /// `u.op_type(...)`: the node takes the op matched by pattern node register op_of (op
+  /// is then unused); -1 for a node whose op is written.
+  std::int32_t op_of = -1;
   std::vector<RwInput> inputs;
   std::vector<RwAttr> attrs;
   std::uint32_t num_outputs = 1;

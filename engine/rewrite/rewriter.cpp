@@ -107,6 +107,10 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   std::vector<Attributes> attrs;
   attrs.reserve(prog.nodes.size());
   for (const auto& n : prog.nodes) attrs.push_back(build_attrs(g, rule, n, e));
+  // `u.op_type(...)` nodes take the matched op, read before anything changes.
+  std::vector<OpType> ops;
+  ops.reserve(prog.nodes.size());
+  for (const auto& n : prog.nodes) ops.push_back(n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op);
   // Constants whose values the rule folded in: removed below once nothing reads them.
   std::vector<NodeId> consts;
   for (std::uint32_t v : prog.folded)
@@ -144,13 +148,13 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
       auto r = static_cast<std::size_t>(n.takeover);
       taken[r] = 1;
       created[i] = e.nodes[mp.roots[r]];
-      rw.replace_in_place(created[i], n.op, inputs_of(n), std::move(attrs[i]));
-      if (trace) replaced += (replaced.empty() ? "" : "; ") + std::string(n.op.name()) + " replaces " + root_ops[r];
+      rw.replace_in_place(created[i], ops[i], inputs_of(n), std::move(attrs[i]));
+      if (trace) replaced += (replaced.empty() ? "" : "; ") + std::string(ops[i].name()) + " replaces " + root_ops[r];
       continue;
     }
     // Derived from the root's id: deterministic and readable ("relu/t").
     std::string id = rw.unique_id(root_id + "/" + n.name);
-    created[i] = rw.create(id, n.op, inputs_of(n), std::move(attrs[i]), n.num_outputs);
+    created[i] = rw.create(id, ops[i], inputs_of(n), std::move(attrs[i]), n.num_outputs);
     if (trace) added += (added.empty() ? "" : ", ") + id;
   }
   // Roots nobody took over: their uses read the replacements; the sweep removes them.

@@ -230,7 +230,19 @@ class RewriteCompiler {
     if (call.ops.size() != 1) fail(call.pos, "a rewrite creates one op; alternatives (`A|B`) belong in patterns");
     if (call.ops[0] == "*") fail(call.pos, "a rewrite must name the op it creates, not `*`");
     RwNode node;
-    node.op = OpType::intern(call.ops[0]);
+    // `u.op_type(...)`: the op pattern node u matched (one rule for Relu|Sigmoid|...).
+    constexpr std::string_view kOpTypeSuffix = ".op_type";
+    const std::string& op = call.ops[0];
+    const bool op_of = op.size() > kOpTypeSuffix.size() && op.ends_with(kOpTypeSuffix);
+    if (op_of) {
+      std::string who = op.substr(0, op.size() - kOpTypeSuffix.size());
+      if (who.find('.') != std::string::npos)
+        fail(call.pos, "`" + op + "`: `NAME.op_type(...)` takes the op of pattern node NAME; '" + who +
+                           "' is not a name");
+      node.op_of = static_cast<std::int32_t>(pattern_node(who, call.pos, "`NAME.op_type(...)`"));
+    } else {
+      node.op = OpType::intern(op);
+    }
     node.pos = call.pos;
     node.num_outputs = outputs;
     bool variadic = false;
@@ -253,8 +265,8 @@ class RewriteCompiler {
       }
     }
     for (const dsl::AttrItem& it : call.attrs) node.attrs.push_back(attr(it));
-    check_schema(call, node, variadic);
-    node.name = name.empty() ? fresh_name(call.ops[0]) : name;
+    if (!op_of) check_schema(call, node, variadic);
+    node.name = name.empty() ? fresh_name(op_of ? op.substr(0, op.size() - kOpTypeSuffix.size()) : op) : name;
     used_names_.insert(node.name);
     out_.nodes.push_back(std::move(node));
     return static_cast<std::uint32_t>(out_.nodes.size() - 1);

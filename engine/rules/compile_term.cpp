@@ -39,6 +39,12 @@ const std::vector<Builtin>& builtins() {
       {"default", Fn::Default, {ArgKind::Any, ArgKind::Any}},
       {"opset", Fn::Opset, {ArgKind::Any}},
       {"same_shape", Fn::SameShape, {ArgKind::Value, ArgKind::Value}},
+      {"inverse", Fn::Inverse, {ArgKind::Any}},
+      {"at", Fn::At, {ArgKind::Any, ArgKind::Any}},
+      {"concat", Fn::Concat, {ArgKind::Any, ArgKind::Any}},
+      {"repeat", Fn::Repeat, {ArgKind::Any, ArgKind::Any}},
+      {"add", Fn::Add, {ArgKind::Any, ArgKind::Any}},
+      {"sub", Fn::Sub, {ArgKind::Any, ArgKind::Any}},
   };
   return b;
 }
