@@ -206,6 +206,7 @@ class BinaryReader {
       if (d > i) fail("node '" + id + "' reads a node that comes after it");
       v = ValueRef{static_cast<NodeId>(i - d), static_cast<std::uint32_t>(varint())};
     }
+    if (op_type.name() == ops::kInput && !inputs.empty()) fail("node '" + id + "': an Input node takes no inputs");
     Attributes attrs = attr_set();
     std::uint64_t outs = varint();
     if (outs == 0 || outs > 0xffff) fail("node '" + id + "' has " + std::to_string(outs) + " outputs");

@@ -84,6 +84,10 @@ std::size_t GraphBuilder::insert_id(std::size_t i) {
 }
 
 void GraphBuilder::add_node(PendingNode n) {
+  // ONNX export writes an Input node as a graph input and drops its inputs: refuse what
+  // could not be written back.
+  if (n.op == ops::kInput && !n.inputs.empty())
+    throw Error(n.loc, "node '" + n.id + "': an Input node takes no inputs");
   // Kept first so the index can compare ids in place; taken back out if it is a duplicate.
   nodes_.push_back(std::move(n));
   PendingNode& added = nodes_.back();

@@ -364,3 +364,13 @@ TEST(HostileIoValues, ArbitraryBytesInNamesAndStringsRoundTripEveryTextFormat) {
   same("gfb", b, write_graph_binary(parse_graph_binary(b)));
   EXPECT_EQ(parse_graph_yaml(j, "g.json").node(1).id, odd);
 }
+
+TEST(HostileIoValues, InputNodesTakeNoInputs) {
+  try {
+    parse_graph_text("input y\nx = Input(y)\noutput x\n", "g.graph");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("g.graph:2:1: error: node 'x': an Input node takes no inputs"), std::string::npos)
+        << e.what();
+  }
+}
