@@ -167,7 +167,8 @@ class Exporter {
       const Tensor* t = nd.attrs.get_if<Tensor>("value");
       if (!t) throw Error(nd.loc, node_what(nd) + ": a constant needs a 'value' tensor to become an ONNX initializer");
       auto* tp = gp_->add_initializer();
-      tensor_to_proto(*t, *tp, node_what(nd), with_data_);
+      // A tensor ONNX cannot hold is the input's fault: say where the node came from.
+      textio::at_node(g_, nd, [&] { tensor_to_proto(*t, *tp, node_what(nd), with_data_); });
       tp->set_name(names_({n, 0}));
       data_.push_back(t->data.get());
     }
@@ -203,7 +204,7 @@ class Exporter {
           continue;
         }
         auto* a = np->add_attribute();
-        attribute_to_proto(name, value, *a, node_what(nd));
+        textio::at_node(g_, nd, [&] { attribute_to_proto(name, value, *a, node_what(nd)); });
         check_outer_names(nd, *a);
       }
       if (auto it = docs.find(nd.id); it != docs.end()) np->set_doc_string(*it->second);
