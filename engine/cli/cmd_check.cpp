@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "graphfuse/rules.h"
@@ -44,23 +45,27 @@ int run_check(const CheckOptions& o) {
   int failed = 0;
   for (const std::string& path : o.files) {
     try {
-      // A rule-test file's cases are read as `test` reads them, so a value `test` would
-      // refuse (`max_rounds: many`) is an error here too.
+      // A rule-test file's cases are read as `test` reads them, so what `test` would refuse
+      // (`max_rounds: many`, a case without a name) is an error here too. Malformed YAML is
+      // left to the rule loader, which reports it as it always has.
       std::error_code ec;
-      if (!std::filesystem::is_directory(path, ec))
-        if (auto tests = testing::read_rule_test_file(path)) {
-          bool bad = false;
-          for (const auto& tc : tests->cases)
-            for (const Error& e : tc.malformed) {
-              std::cerr << e.pretty() << "\n";
-              bad = true;
-            }
-          if (bad) {
-            ++failed;
-            continue;
-          }
+      std::optional<testing::RuleTestFile> tests;
+      std::optional<Error> tests_error;
+      if (!std::filesystem::is_directory(path, ec)) try {
+          tests = testing::read_rule_test_file(path);
+        } catch (const Error& e) {
+          tests_error = e;
         }
+      std::vector<Error> case_errors;
+      if (tests)
+        for (const auto& tc : tests->cases) case_errors.insert(case_errors.end(), tc.malformed.begin(), tc.malformed.end());
       RuleSet rules = load_rule_files(rule_files_of(path));
+      if (tests_error) throw *tests_error;
+      if (!case_errors.empty()) {
+        for (const Error& e : case_errors) std::cerr << e.pretty() << "\n";
+        ++failed;
+        continue;
+      }
       std::size_t disabled = rules.size() - rules.enabled().size();
       std::cout << path << ": " << rules.size() << (rules.size() == 1 ? " rule" : " rules");
       if (disabled) std::cout << " (" << disabled << " disabled)";

@@ -374,3 +374,13 @@ TEST(HostileIoValues, InputNodesTakeNoInputs) {
         << e.what();
   }
 }
+
+TEST_F(HostileIo, CheckReportsWhatTestRefusesInATestFile) {
+  std::string t = write("t.yaml", "load: [" + src("rules/seed.yaml") + "]\ntests:\n  - input: \"input x\\noutput x\"\n"
+                                  "    expect: unchanged\n");
+  fails("test " + t, t + ":3:5: error: test case without a name");
+  fails("check " + t, t + ":3:5: error: test case without a name");
+  // Malformed YAML is still the rule loader's to report.
+  std::string m = write("m.yaml", "rules:\n  - name: [a\n");
+  fails("check " + m, m + ":3:1: error:");
+}
