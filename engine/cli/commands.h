@@ -33,5 +33,8 @@ void register_check(CLI::App& app, Handler& run);
 void register_verify(CLI::App& app, Handler& run);
 void register_run(CLI::App& app, Handler& run);
 void register_explain(CLI::App& app, Handler& run);
+void register_diff(CLI::App& app, Handler& run);
+void register_convert(CLI::App& app, Handler& run);
+void register_report(CLI::App& app, Handler& run);
 
 }  // namespace graphfuse::cli

@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
   cli::register_verify(app, run);
   cli::register_run(app, run);
   cli::register_explain(app, run);
+  cli::register_report(app, run);
+  cli::register_diff(app, run);
+  cli::register_convert(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

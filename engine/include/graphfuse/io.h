@@ -34,7 +34,23 @@ Graph parse_graph_binary(std::string_view bytes, const std::string& file = "<gfb
 std::string write_graph_text(const Graph& g);
 std::string write_graph_yaml(const Graph& g);
 std::string write_graph_json(const Graph& g);
-std::string write_graph_dot(const Graph& g);
+/// What a DOT picture shows besides each node's op and id.
+struct DotOptions {
+  bool attributes = false;  ///< each node's attributes (`_`-prefixed ones and long values shortened)
+  bool shapes = false;      ///< each output's dtype and shape where known
+  /// Nodes a rule made (attribute `_rule`) filled with a colour per rule and labelled with it.
+  bool rules = true;
+  /// For HTML reports: nodes a rule made link to `#rule-<name>` (an SVG `<a>` around the node).
+  bool rule_links = false;
+  /// When not empty, indexed by NodeId: only nodes with a non-zero entry are drawn, with the
+  /// edges between them (a window onto a graph too big to draw whole).
+  std::vector<char> only;
+};
+std::string write_graph_dot(const Graph& g);  ///< write_graph_dot(g, DotOptions{})
+std::string write_graph_dot(const Graph& g, const DotOptions& options);
+/// The fill colour write_graph_dot gives the nodes of rule `rule` ("#rrggbb", light):
+/// a fixed palette indexed by a hash of the name, so a rule keeps its colour across pictures.
+std::string rule_colour(std::string_view rule);
 /// The .gfb bytes; the same graph always gives the same bytes.
 std::string write_graph_binary(const Graph& g);
 
