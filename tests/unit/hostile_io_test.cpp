@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -383,4 +384,37 @@ TEST_F(HostileIo, CheckReportsWhatTestRefusesInATestFile) {
   // Malformed YAML is still the rule loader's to report.
   std::string m = write("m.yaml", "rules:\n  - name: [a\n");
   fails("check " + m, m + ":3:1: error:");
+}
+
+TEST(HostileIoValues, FloatEdgeValuesRoundTripEveryTextFormat) {
+  // -0, denormals, extremes and infinities in float32/float64/float16/bfloat16 tensors and
+  // float attributes: what a .gfb or ONNX file may hold, each text writer must give back.
+  Graph g;
+  auto add = [&](const std::string& id, DType dt, const std::string& bytes, std::int64_t n) {
+    Tensor t;
+    t.dtype = dt;
+    t.shape = {n};
+    t.data = std::make_shared<const std::string>(bytes);
+    Attributes a;
+    a.set("value", t);
+    a.set("f", -0.0f);
+    a.set("fs", std::vector<float>{1e-45f, 3.4028235e38f, -1.17549435e-38f});
+    g.add_node(id, OpType::intern("Const"), {}, a);
+  };
+  auto pack = [](auto... v) {
+    std::string s;
+    ((s.append(reinterpret_cast<const char*>(&v), sizeof v)), ...);
+    return s;
+  };
+  add("f32", DType::Float32, pack(-0.0f, 1e-45f, 3.4028235e38f, -INFINITY, 0.1f), 5);
+  add("f64", DType::Float64, pack(-0.0, 5e-324, 1.7976931348623157e308, 0.1), 4);
+  add("f16", DType::Float16, pack(std::uint16_t{0x8000}, std::uint16_t{0x0001}, std::uint16_t{0x7bff}, std::uint16_t{0xfc00}), 4);
+  add("bf16", DType::BFloat16, pack(std::uint16_t{0x8000}, std::uint16_t{0x0001}, std::uint16_t{0x7f7f}, std::uint16_t{0x3dcd}), 4);
+  std::string b = write_graph_binary(g);
+  std::string t = write_graph_text(g);
+  EXPECT_EQ(b, write_graph_binary(parse_graph_text(t))) << t;
+  std::string y = write_graph_yaml(g);
+  EXPECT_EQ(b, write_graph_binary(parse_graph_yaml(y, "g.yaml"))) << y;
+  std::string j = write_graph_json(g);
+  EXPECT_EQ(b, write_graph_binary(parse_graph_yaml(j, "g.json"))) << j;
 }
