@@ -50,8 +50,11 @@ int run_apply(ApplyOptions o) {
   if (progress.enabled())
     o.rewrite.progress = [&progress](const RewriteProgress& p) {
       bool match = p.phase == RewriteProgress::Phase::Match;
-      std::string label = "round " + std::to_string(p.round) + (match ? ": matching " : ": applying ") +
-                          std::to_string(p.total) + (match ? " candidates" : " matches");
+      // Match: how many nodes the round visits; Apply: the round's candidates as --stats
+      // counts them, and a bar over the matches.
+      std::string label = "round " + std::to_string(p.round) +
+                          (match ? ": matching " + group_digits(p.total) + " nodes"
+                                 : ": " + group_digits(p.candidates) + " candidates, applying");
       if (match) progress.phase(label);
       else progress.bar(label, p.done, p.total);
     };
@@ -74,10 +77,13 @@ int run_apply(ApplyOptions o) {
     if (o.stats) std::cout << format_stats(report);
     throw Error(report.stop_reason);
   }
-  progress.phase("saving " + o.output);
-  auto t2 = Clock::now();
-  save_graph(g, o.output);
-  double save_ms = ms_since(t2);
+  double save_ms = 0;
+  if (!o.output.empty()) {
+    progress.phase("saving " + o.output);
+    auto t2 = Clock::now();
+    save_graph(g, o.output);
+    save_ms = ms_since(t2);
+  }
   progress.finish();
   write_reports();
   if (!o.quiet) {
@@ -95,7 +101,8 @@ int run_apply(ApplyOptions o) {
               << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
     std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "
               << rewrite_ms << " ms, save " << save_ms << " ms\n";
-    std::cout << "wrote " << o.output << "\n";
+    if (o.output.empty()) std::cout << "dry run: nothing written (no -o)\n";
+    else std::cout << "wrote " << o.output << "\n";
   }
   if (o.stats) std::cout << format_stats(report);
   return 0;
@@ -106,8 +113,9 @@ void register_apply(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<ApplyOptions>();
   CLI::App* cmd = app.add_subcommand("apply", "Apply rule files to a graph until nothing matches");
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
-  cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
-  cmd->add_option("-o,--output", opt->output, "Output graph; format by extension")->required();
+  cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
+  cmd->add_option("-o,--output", opt->output,
+                  "Output graph; format by extension. Without it nothing is written (a dry run, e.g. with --stats)");
   cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)")->check(at_least(0));
   cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Give up after this many rewriting rounds")
       ->check(at_least(1))

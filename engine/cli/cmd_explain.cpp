@@ -23,7 +23,7 @@ void register_explain(CLI::App& app, Handler& run) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Say why a rule does or does not rewrite a node (failing pattern step, legality, conflict)");
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
-  cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .json, .onnx)")->required();
+  cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
   cmd->add_option("--rule", opt->rule, "Rule name")->required();
   cmd->add_option("--node", opt->node, "Id of the candidate root node")->required();
   cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)")->check(at_least(0));

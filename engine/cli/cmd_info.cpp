@@ -34,7 +34,7 @@ int run_info(const InfoOptions& o) {
 void register_info(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Print node count and an op-type histogram");
-  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
+  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
   cmd->callback([opt, &run] { run = [opt] { return run_info(*opt); }; });
 }
 

@@ -127,7 +127,7 @@ void register_run(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd =
       app.add_subcommand("run", "Run a model on seeded random inputs; --bench times it before and after rules");
-  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
+  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
   cmd->add_option("-r,--rules", opt->rules, "Rule file to apply first (repeatable)")->allow_extra_args(false);
   cmd->add_option("--kernels", opt->kernels, "Kernel set: reference or fast")->capture_default_str();
   cmd->add_option("--bench", opt->bench, "Time N runs (after a warm-up) and print median latency per op type")

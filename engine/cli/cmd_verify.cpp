@@ -80,7 +80,7 @@ void register_verify(CLI::App& app, Handler& run) {
   CLI::App* cmd = app.add_subcommand(
       "verify", "Rewrite a graph and check that the rewrite computes the same outputs (seeded random inputs)");
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
-  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .json, .onnx)")->required();
+  cmd->add_option("INPUT", opt->input, "Graph file (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
       ->capture_default_str();
   cmd->add_option("--rtol", opt->rtol,

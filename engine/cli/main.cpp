@@ -3,12 +3,13 @@
 
 #include "cli/commands.h"
 #include "graphfuse/error.h"
+#include "graphfuse/version.h"
 
 int main(int argc, char** argv) {
   using namespace graphfuse;
   CLI::App app{"graphfuse: declarative operator fusion for ML computation graphs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "graphfuse 0.1.0");
+  app.set_version_flag("--version", std::string("graphfuse ") + kVersion);
   cli::Handler run;
   cli::register_apply(app, run);
   cli::register_info(app, run);
@@ -22,6 +23,19 @@ int main(int argc, char** argv) {
   cli::register_report(app, run);
   cli::register_diff(app, run);
   cli::register_convert(app, run);
+  // CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "error: unknown command '" << argv[1] << "' (commands: " << names << "; see graphfuse --help)\n";
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -68,22 +68,44 @@ void Progress::tick() {
   }
 }
 
+std::string group_digits(std::size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// The line must fit the terminal without cutting a number: the bar narrows first, then the
+// "graphfuse: " prefix goes, then the label is shortened in its middle; counts and the clock stay.
 void Progress::draw_locked() {
   if (stop_) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   if (elapsed < delay_s_) return;
-  std::string line = "graphfuse: " + label_;
-  if (total_ > 0) {
-    constexpr int kBar = 24;
-    auto filled = static_cast<int>(kBar * static_cast<double>(std::min(done_, total_)) / static_cast<double>(total_));
-    line += " [" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(kBar - filled), '.') +
-            "] " + std::to_string(done_) + "/" + std::to_string(total_);
-  }
   char clock[32];
   std::snprintf(clock, sizeof clock, "  %.1f s", elapsed);
+  const std::string counts = total_ > 0 ? " " + group_digits(done_) + "/" + group_digits(total_) : "";
+  const std::size_t width = terminal_width() - 1;
+  std::string prefix = "graphfuse: ", label = label_;
+  int bar = total_ > 0 ? 24 : 0;
+  auto length = [&] { return prefix.size() + label.size() + (bar ? bar + 3 : 0) + counts.size() + std::strlen(clock); };
+  while (length() > width && bar > 8) --bar;
+  if (length() > width) prefix.clear();
+  if (length() > width) bar = 0;
+  if (length() > width && label.size() > 5) {
+    std::size_t keep = label.size() - std::min(label.size() - 5, length() - width + 3);
+    label = label.substr(0, keep / 2) + "..." + label.substr(label.size() - (keep - keep / 2));
+  }
+  std::string line = prefix + label;
+  if (bar) {
+    auto filled = static_cast<int>(bar * static_cast<double>(std::min(done_, total_)) / static_cast<double>(total_));
+    line += " [" + std::string(static_cast<std::size_t>(filled), '#') +
+            std::string(static_cast<std::size_t>(bar - filled), '.') + "]";
+  }
+  line += counts;
   line += clock;
-  std::size_t width = terminal_width() - 1;
-  if (line.size() > width) line.resize(width);
+  if (line.size() > width) line.resize(width);  // a terminal narrower than the numbers themselves
   std::fprintf(stderr, "\r%s\033[K", line.c_str());
   std::fflush(stderr);
   drawn_ = true;

@@ -17,6 +17,9 @@ namespace graphfuse::cli {
 /// drawn during the first quarter second (GRAPHFUSE_PROGRESS_DELAY_MS overrides it, for
 /// tests), so quick runs do not flicker. A ticker thread redraws the elapsed time while
 /// a blocking step (a load, a save) runs.
+/// 1999992 -> "1,999,992": progress lines are read at a glance.
+std::string group_digits(std::size_t n);
+
 class Progress {
  public:
   explicit Progress(bool quiet);

@@ -154,8 +154,9 @@ class Driver {
   void radix_order(std::vector<Key>& keys, NodeId max_root) const;
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
   std::vector<NodeId> footprint(const match::Embedding& e) const;
-  void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total) const {
-    if (opt_.progress) opt_.progress(RewriteProgress{round, phase, done, total, g_.size()});
+  void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total,
+              std::size_t candidates = 0) const {
+    if (opt_.progress) opt_.progress(RewriteProgress{round, phase, done, total, g_.size(), candidates});
   }
   void grow() {
     const NodeId cap = g_.capacity();
@@ -546,12 +547,12 @@ RewriteReport Driver::run() {
       return stop_at_max_rounds(mr.found);
     }
 
-    notify(round, RewriteProgress::Phase::Apply, 0, keys.size());
+    notify(round, RewriteProgress::Phase::Apply, 0, keys.size(), rs.candidates);
     work_->begin(round);
     fired_.emplace_back();
     claimer_.clear();
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size());
+      if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
       // Applying is a string of cache misses on node records; start loading the ones a
       // few matches ahead will touch while this one is applied.
       if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + 2 * kPrefetchAhead].idx]), false);

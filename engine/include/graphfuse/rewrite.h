@@ -22,8 +22,12 @@ struct RewriteProgress {
   int round = 0;
   Phase phase = Phase::Match;
   std::size_t done = 0;   ///< matches applied or skipped so far (Apply); 0 (Match)
-  std::size_t total = 0;  ///< candidates (Match) or matches to go through (Apply)
+  /// Match: the nodes the round visits as roots (all of them in round 1, those near a change
+  /// later); Apply: the legal matches to go through.
+  std::size_t total = 0;
   std::size_t nodes = 0;  ///< live nodes now
+  /// Apply: this round's (rule, root) candidates, the count --stats reports; 0 in Match.
+  std::size_t candidates = 0;
 };
 
 /// Driver configuration (one struct, like MLIR's GreedyRewriteConfig).
