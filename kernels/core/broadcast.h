@@ -16,6 +16,9 @@ namespace graphfuse::kernels {
 template <class T, class U, class F>
 void broadcast_apply(const T* a, const Shape& as, const T* b, const Shape& bs, U* y,
                      const Shape& ys, std::int64_t begin, std::int64_t end, F f) {
+  // An empty range (an empty output: some dim of ys is 0) has nothing to place, and the
+  // start index below would be taken modulo that 0 (caught by UBSan in the hostile sweep).
+  if (begin >= end) return;
   const std::size_t rank = ys.size();
   const auto sa = broadcast_strides(as, ys), sb = broadcast_strides(bs, ys);
   std::vector<std::int64_t> idx(rank, 0);
@@ -54,6 +57,28 @@ inline T binary_scalar(BinaryOp op, T a, T b) {
     case BinaryOp::Div: return a / b;
     case BinaryOp::Pow:
       return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+  return a;
+}
+
+/// int64 (shape arithmetic): two's-complement wrap-around as numpy does, since values from
+/// a file may overflow and signed overflow is undefined; INT64_MIN / -1 would trap like a
+/// division by zero. Pow saturates to the int64 range. (A 0 divisor is the caller's check.)
+template <>
+inline std::int64_t binary_scalar<std::int64_t>(BinaryOp op, std::int64_t a, std::int64_t b) {
+  using U = std::uint64_t;
+  switch (op) {
+    case BinaryOp::Add: return static_cast<std::int64_t>(static_cast<U>(a) + static_cast<U>(b));
+    case BinaryOp::Sub: return static_cast<std::int64_t>(static_cast<U>(a) - static_cast<U>(b));
+    case BinaryOp::Mul: return static_cast<std::int64_t>(static_cast<U>(a) * static_cast<U>(b));
+    case BinaryOp::Div: return b == -1 ? static_cast<std::int64_t>(U{0} - static_cast<U>(a)) : a / b;
+    case BinaryOp::Pow: {
+      const double r = std::pow(static_cast<double>(a), static_cast<double>(b));
+      if (std::isnan(r)) return 0;
+      if (r >= 9223372036854775807.0) return INT64_MAX;
+      if (r <= -9223372036854775808.0) return INT64_MIN;
+      return static_cast<std::int64_t>(r);
+    }
   }
   return a;
 }

@@ -26,11 +26,14 @@ std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 0xcbf29ce484222325ull)
 Tensor random_tensor(std::uint64_t seed, std::string_view name, const Shape& shape, RandomRole role) {
   std::uint64_t state = fnv1a(name, seed * 0x9e3779b97f4a7c15ull + 1);
   for (auto d : shape) state = state * 31 + static_cast<std::uint64_t>(d);
+  // Allocated first: alloc bounds the shape (a file may declare any), and only then is
+  // its element count safe to compute below.
+  Tensor t = alloc_f32(shape);
   float lo = -1.0f, hi = 1.0f;
   if (role == RandomRole::Weight) {
     // fan_in: all dims but the output-channel one, which is the larger end dim for both
     // OIHW (first) and HWIO / [K, N] (last) weights.
-    const std::int64_t out = std::max(shape.front(), shape.back());
+    const std::int64_t out = shape.empty() ? 1 : std::max(shape.front(), shape.back());
     const double fan_in = std::max<double>(1.0, static_cast<double>(numel(shape)) / static_cast<double>(std::max<std::int64_t>(out, 1)));
     hi = static_cast<float>(std::sqrt(3.0 / fan_in));
     lo = -hi;
@@ -39,7 +42,6 @@ Tensor random_tensor(std::uint64_t seed, std::string_view name, const Shape& sha
   } else if (role == RandomRole::Positive) {
     lo = 0.5f, hi = 1.5f;
   }
-  Tensor t = alloc_f32(shape);
   float* p = mut<float>(t);
   for (std::int64_t i = 0; i < t.num_elements(); ++i) {
     const double u = static_cast<double>(splitmix(state) >> 40) * (1.0 / 16777216.0);  // [0, 1)

@@ -50,6 +50,7 @@ void activation(const ActivationSpec& act, const float* x, float* y, std::int64_
 
 void bias_add(const float* x, const float* b, float* y, std::int64_t outer, std::int64_t c,
               std::int64_t inner) {
+  if (outer == 0 || c == 0 || inner == 0) return;  // empty: nothing to add, and kGrain / inner
   if (inner == 1) {
     // Channel-last: rows of c, the bias vector stays in L1.
     const std::int64_t rows = outer, grain = std::max<std::int64_t>(1, kGrain / std::max<std::int64_t>(c, 1));

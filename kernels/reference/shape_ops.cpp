@@ -1,7 +1,10 @@
 // Data-movement ops (any dtype): Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat,
 // Slice, Gather, Shape, Cast, Constant. Views share bytes; the rest copy elements.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "core/util.h"
@@ -73,6 +76,8 @@ std::vector<Tensor> reshape(const KernelCall& c) {
     out[i] = spec[i] == 0 && !allowzero ? (i < x.shape.size() ? x.shape[i] : -2) : spec[i];
     check(out[i] >= 0, "Reshape shape " + shape_str(spec) + " is invalid for input " +
                            shape_str(x.shape));
+    if (out[i] != 0 && known > std::numeric_limits<std::int64_t>::max() / out[i])
+      fail("Reshape shape " + shape_str(spec) + " has more elements than int64 can count");
     known *= out[i];
   }
   if (infer >= 0) {
@@ -319,7 +324,15 @@ std::vector<Tensor> cast(const KernelCall& c) {
   Tensor y = alloc(to, x.shape);
   const std::int64_t n = x.num_elements();
   if (x.dtype == DType::Float32 && to == DType::Int64) {
-    for (std::int64_t i = 0; i < n; ++i) mut<std::int64_t>(y)[i] = static_cast<std::int64_t>(x.as<float>()[i]);
+    // Saturating: NaN and out-of-range floats have no int64 value (the plain cast is
+    // undefined behaviour); NaN gives 0.
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float v = x.as<float>()[i];
+      mut<std::int64_t>(y)[i] = std::isnan(v) ? 0
+                                : v >= 9223372036854775807.0f ? INT64_MAX
+                                : v <= -9223372036854775808.0f ? INT64_MIN
+                                : static_cast<std::int64_t>(v);
+    }
   } else if (to == DType::Float32) {
     const auto v = int_values(x, "input");
     for (std::int64_t i = 0; i < n; ++i) mut<float>(y)[i] = static_cast<float>(v[i]);

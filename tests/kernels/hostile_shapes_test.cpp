@@ -92,6 +92,7 @@ std::vector<std::pair<std::string, Attributes>> attribute_variants() {
       {"starts/ends", attrs({{"starts", Shape{0}}, {"ends", Shape{1}}})},
       {"transBatch", attrs({{"transBatchA", std::int64_t{1}}, {"transBatchB", std::int64_t{1}}})},
       {"axis=min", attrs({{"axis", kMin}})},
+      {"NCHW", attrs({{"data_format", std::string("NCHW")}})},
       {"huge window", attrs({{"kernel_shape", Shape{kMax, kMax}}, {"pads", Shape{kMax, kMax, kMax, kMax}},
                              {"strides", Shape{kMax, kMax}}, {"dilations", Shape{kMax, kMax}}})},
       {"huge split", attrs({{"split", Shape{kMax, kMax, 4}}})},
@@ -379,6 +380,26 @@ TEST(HostileShapes, ExtremeAttributeValuesDoNotOverflow) {
   expect_error_both("MaxPool", {x}, attrs({{"kernel_shape", Shape{2, 2}}, {"pads", Shape{kMax, kMax, kMax, kMax}}}),
                     "at most 2147483647");
   expect_error_both("Conv", {x, f32_of({2, 2, 1, 1})}, attrs({{"strides", Shape{kMax, 1}}}), "at most 2147483647");
+}
+
+// Found by the sweep under UBSan: int64 (shape) arithmetic overflowed, and INT64_MIN / -1
+// traps like a division by zero. Now it wraps as numpy does; Pow saturates; Cast of a NaN
+// or out-of-range float to int64 saturates (NaN: 0).
+TEST(HostileShapes, Int64ArithmeticWrapsInsteadOfOverflowing) {
+  for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast}) {
+    auto run = [&](const char* op, std::int64_t a, std::int64_t b) {
+      return ivalues(gk::run_op(set, op, {I({1}, {a}), I({1}, {b})}).at(0)).at(0);
+    };
+    EXPECT_EQ(run("Div", kMin, -1), kMin);
+    EXPECT_EQ(run("Add", kMax, 1), kMin);
+    EXPECT_EQ(run("Sub", kMin, 1), kMax);
+    EXPECT_EQ(run("Mul", kMax, 2), -2);
+    EXPECT_EQ(run("Pow", 10, 40), kMax);
+    EXPECT_EQ(run("Div", 7, -2), -3);
+    auto c = gk::run_op(set, "Cast", {T({3}, {std::numeric_limits<float>::quiet_NaN(), 1e30f, -2.5f})},
+                        attrs({{"to", std::int64_t{7}}})).at(0);
+    EXPECT_EQ(ivalues(c), (std::vector<std::int64_t>{0, kMax, -2}));
+  }
 }
 
 // bad_alloc: a Const of shape [2^40, 2^40] ended in "error: std::bad_alloc" with no node
