@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/value_checks.h"
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
@@ -364,6 +365,38 @@ void check_declared_type(const onnx::ValueInfoProto& vi, const std::string& what
         throw Error(what + " has a negative dimension " + std::to_string(d.dim_value()));
 }
 
+// An initializer's shape and data must agree before inference reads it: libonnx's Conv
+// inference (convPoolShapeInference) crashed on a weight whose dims, packed and unpacked
+// mixed, described a rank-40 tensor of 0 elements holding 48 bytes.
+void check_initializer(const onnx::TensorProto& t) {
+  const std::string what = "initializer '" + t.name() + "'";
+  std::uint64_t count = 1;
+  for (auto d : t.dims()) {
+    if (d < 0) throw Error(what + ": negative dimension " + std::to_string(d));
+    if (d != 0 && count > static_cast<std::uint64_t>(checks::kMaxTensorElements) / static_cast<std::uint64_t>(d))
+      throw Error(what + ": shape is too large (more than 2^40 elements)");
+    count *= static_cast<std::uint64_t>(d);
+  }
+  if (!tensor_supported(t) || t.data_location() == onnx::TensorProto::EXTERNAL) return;  // the importer decides
+  const auto dt = static_cast<DType>(t.data_type());
+  std::uint64_t have = 0;
+  if (t.has_raw_data()) {
+    have = t.raw_data().size() / dtype_size(dt);
+    if (t.raw_data().size() % dtype_size(dt) != 0) have = count + 1;  // a partial element never matches
+  } else {
+    switch (dt) {
+      case DType::Float32: have = static_cast<std::uint64_t>(t.float_data_size()); break;
+      case DType::Float64: have = static_cast<std::uint64_t>(t.double_data_size()); break;
+      case DType::Int64: have = static_cast<std::uint64_t>(t.int64_data_size()); break;
+      case DType::UInt64: case DType::UInt32: have = static_cast<std::uint64_t>(t.uint64_data_size()); break;
+      default: have = static_cast<std::uint64_t>(t.int32_data_size()); break;
+    }
+  }
+  if (have != count)
+    throw Error(what + ": its data holds " + std::to_string(have) + " elements, its shape (rank " +
+                std::to_string(t.dims_size()) + ") " + std::to_string(count));
+}
+
 // What must hold before libonnx's shape inference sees the model: it trusts its input and
 // crashes on some malformed graphs (SIGSEGV in Shape's data propagation on an untyped graph
 // input). ONNX's checker requires all of this too; checking it here, with the node named,
@@ -374,6 +407,7 @@ void check_before_inference(const onnx::ModelProto& model) {
   std::unordered_set<std::string> defined, initializers;
   for (const auto& t : gp.initializer()) {
     if (t.name().empty()) throw Error("an initializer has no name");
+    check_initializer(t);
     initializers.insert(t.name());
   }
   // The first node reading each name, to say who reads an untyped input.
@@ -406,6 +440,26 @@ void check_before_inference(const onnx::ModelProto& model) {
       if (!in.empty() && !defined.count(in))
         throw Error(node_label(gp.node(i), i) + ": input '" + in +
                     "' is not a graph input, an initializer or any node's output");
+  // libonnx's Conv inference (convPoolShapeInference) indexes the input's per-dimension
+  // attributes with the weight's dimensions: a weight of higher rank than the input reads
+  // past them (SIGSEGV, fuzz/crashes/onnx/crash-libonnx-convpool-shape-inference.onnx).
+  // Ranks known from the file (typed graph inputs, initializers) are compared here; ranks
+  // of computed values are known only inside inference, so this does not cover those.
+  std::unordered_map<std::string, int> rank;
+  for (const auto& vi : gp.input())
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      rank[vi.name()] = vi.type().tensor_type().shape().dim_size();
+  for (const auto& t : gp.initializer()) rank[t.name()] = t.dims_size();
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& n = gp.node(i);
+    bool conv = (n.domain().empty() || n.domain() == "ai.onnx") &&
+                (n.op_type() == "Conv" || n.op_type() == "ConvTranspose" || n.op_type() == "ConvInteger");
+    if (!conv || n.input_size() < 2) continue;
+    auto x = rank.find(n.input(0)), w = rank.find(n.input(1));
+    if (x != rank.end() && w != rank.end() && x->second != w->second)
+      throw Error(node_label(n, i) + ": weight '" + n.input(1) + "' has rank " + std::to_string(w->second) +
+                  ", input '" + n.input(0) + "' rank " + std::to_string(x->second) + " (they must be equal)");
+  }
   for (const auto& vi : gp.output()) check_declared_type(vi, "graph output '" + vi.name() + "'");
   for (const auto& vi : gp.value_info()) check_declared_type(vi, "value_info '" + vi.name() + "'");
 }

@@ -419,3 +419,38 @@ TEST(HostileIoValues, FloatEdgeValuesRoundTripEveryTextFormat) {
   std::string j = write_graph_json(g);
   EXPECT_EQ(b, write_graph_binary(parse_graph_yaml(j, "g.json"))) << j;
 }
+
+TEST_F(HostileIo, ConvWeightRankAndInitializerDataAreCheckedBeforeInference) {
+  // fuzz/crashes/onnx/crash-libonnx-convpool-shape-inference.onnx: a Conv weight of rank 46
+  // (dims packed and unpacked mixed) made libonnx's Conv inference read past its arrays.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  set_tensor_type(*x, 1, {1, 3, 8, 8});
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(1);
+  for (int i = 0; i < 6; ++i) w->add_dims(i < 2 ? 3 : 0);  // rank 6, no elements
+  auto* c = g->add_node();
+  c->set_name("conv");
+  c->set_op_type("Conv");
+  c->add_input("x");
+  c->add_input("w");
+  c->add_output("y");
+  g->add_output()->set_name("y");
+  write_model("conv.onnx", m);
+  fails("info " + path("conv.onnx"), path("conv.onnx") + ": error: node 'conv' (Conv): weight 'w' has rank 6, input 'x' rank 4");
+  // A weight of the right rank whose data does not fill its shape.
+  w->clear_dims();
+  for (auto d : {2, 3, 1, 1}) w->add_dims(d);
+  w->add_float_data(1.f);
+  write_model("short.onnx", m);
+  fails("info " + path("short.onnx"), "initializer 'w': its data holds 1 elements, its shape (rank 4) 6");
+  for (int i = 0; i < 5; ++i) w->add_float_data(0.f);
+  write_model("ok.onnx", m);
+  CliRun ok = run_cli("info " + path("ok.onnx"));
+  EXPECT_EQ(ok.code, 0) << ok.out;
+}
