@@ -193,7 +193,11 @@ class Exporter {
       std::size_t count = nd.outputs.size();
       while (count > 1 && names_({n, static_cast<std::uint32_t>(count - 1)}).empty()) --count;
       for (std::uint32_t k = 0; k < count; ++k) np->add_output(names_({n, k}));
-      for (const auto& [name, value] : nd.attrs) {
+      for (const auto& entry : nd.attrs) {
+        // Named references, not a structured binding: clang 14 (the fuzz build) cannot
+        // capture a binding in the lambda below.
+        const std::string& name = entry.first;
+        const AttrValue& value = entry.second;
         // graphfuse's own attributes (`_rule` provenance) are not ONNX attributes: ONNX
         // Runtime rejects unknown attributes, so they travel as model metadata instead.
         if (name.starts_with('_')) {

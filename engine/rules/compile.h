@@ -72,9 +72,8 @@ Tensor literal_to_tensor(const dsl::Literal& lit, const dsl::TextOrigin& origin)
 /// Compiles constraint and rewrite-value operands against pattern names.
 class TermCompiler {
  public:
-  TermCompiler(const std::map<std::string, PatternName>& names, const match::MatchProgram& prog,
-               const dsl::TextOrigin& origin)
-      : names_(names), prog_(prog), o_(origin) {}
+  TermCompiler(const std::map<std::string, PatternName>& names, const dsl::TextOrigin& origin)
+      : names_(names), o_(origin) {}
 
   /// An operand as a Term; names must be arguments of functions.
   match::Term term(const dsl::Operand& op) const;
@@ -87,7 +86,6 @@ class TermCompiler {
   match::Term call(const dsl::FuncCall& f, dsl::Pos pos) const;
 
   const std::map<std::string, PatternName>& names_;
-  const match::MatchProgram& prog_;
   const dsl::TextOrigin& o_;
 };
 

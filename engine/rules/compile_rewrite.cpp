@@ -325,7 +325,7 @@ class RewriteCompiler {
       }
     } else {
       a.kind = RwAttr::Kind::Computed;
-      a.term = TermCompiler(pat_.names, pat_.program, o_).term(it.value);
+      a.term = TermCompiler(pat_.names, o_).term(it.value);
     }
     return a;
   }

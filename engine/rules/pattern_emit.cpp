@@ -99,7 +99,7 @@ void PatternCompiler::node_checks(int n, std::uint32_t reg) {
           e.lhs.kind = match::Term::Kind::Attr;
           e.lhs.reg = reg;
           e.lhs.key = it.key;
-          e.rhs = TermCompiler(first_.names, first_.program, o_).term(it.value);
+          e.rhs = TermCompiler(first_.names, o_).term(it.value);
           add_pending(std::move(e), it.pos);
           continue;
         }
@@ -284,7 +284,7 @@ void PatternCompiler::emit(bool with_checks) {
   leaf_checks_ = false;
   if (with_checks)
     for (const WhereItem& w : where_)
-      add_pending(TermCompiler(first_.names, first_.program, w.origin).check(w.constraint), w.constraint.pos);
+      add_pending(TermCompiler(first_.names, w.origin).check(w.constraint), w.constraint.pos);
   match::MatchProgram& p = out_.program;
   bind_node(roots_[0]);
   // Breadth first from the root: each node's inputs are loaded together, and a newly

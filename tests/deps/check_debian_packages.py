@@ -64,13 +64,16 @@ def files_of(packages):
 def build_inputs(build, excluded_roots):
     """(path as found, its target) pairs for everything configure, compiler and linker read."""
     found = set()
-    cache_value = re.compile(r"^[A-Za-z0-9_.+-]+:(?:FILEPATH|PATH|STRING|INTERNAL)=(/.*)$")
+    cache_value = re.compile(r"^([A-Za-z0-9_.+-]+):(?:FILEPATH|PATH|STRING|INTERNAL)=(/.*)$")
+    # CMake records a dlltool for clang wherever one is installed; only Windows import
+    # libraries use it, so a Linux build never runs it.
+    unused = {"CMAKE_DLLTOOL"}
     for cache in glob.glob(os.path.join(build, "**", "CMakeCache.txt"), recursive=True):  # nested builds too
         with open(cache, errors="replace") as f:
             for line in f:
                 m = cache_value.match(line.rstrip("\n"))
-                if m:
-                    found.update(v for v in m.group(1).split(";") if v.startswith("/"))
+                if m and m.group(1) not in unused:
+                    found.update(v for v in m.group(2).split(";") if v.startswith("/"))
     for dep in glob.glob(os.path.join(build, "**", "*.o.d"), recursive=True):
         with open(dep, errors="replace") as f:
             found.update(t for t in f.read().replace("\\\n", " ").split() if t.startswith("/"))
