@@ -36,8 +36,11 @@ class DocTree {
 
   /// Appends a node with no parent; returns its index.
   std::uint32_t add(Kind kind, std::int32_t line, std::int32_t column) {
-    if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
-    Node& n = node(size_);
+    if ((size_ & (kChunk - 1)) == 0) {
+      chunks_.emplace_back();
+      if (size_ != 0) chunks_.back().reserve(kChunk);  // later chunks: full size, never regrown
+    }
+    Node& n = chunks_.back().emplace_back();
     n.kind = kind;
     n.line = line;
     n.column = column;
@@ -64,10 +67,12 @@ class DocTree {
   const Node& node(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
 
  private:
-  // Nodes live in fixed chunks, never moved: a vector regrowing to 10^7 nodes copied
-  // (and page-faulted) hundreds of MB.
+  // Nodes live in chunks of 64K: a single vector regrowing to 10^7 nodes copied (and
+  // page-faulted) hundreds of MB. The first chunk grows as needed (a small document must not
+  // pay for 3 MB of nodes: that was ~4 ms per rule-test graph or fuzz input); the others are
+  // reserved whole and never move. Callers hold indices, not references, while adding.
   static constexpr std::uint32_t kChunkBits = 16, kChunk = 1u << kChunkBits;
-  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::vector<std::vector<Node>> chunks_;
   std::uint32_t size_ = 0;
   std::deque<std::string> strings_;  // deque: views into the strings stay valid
   std::unordered_map<std::uint32_t, std::string> tags_;
