@@ -20,6 +20,9 @@ corpus=$src/fuzz/corpus/$target
 mkdir -p "$work" "$dir/artifacts/$target"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Kernels (constant folding in the apply target) refuse tensors over this many bytes with an
+# Error; below -rss_limit_mb, so a huge declared shape is a clean rejection, not an OOM report.
+export GRAPHFUSE_MAX_TENSOR_BYTES=${GRAPHFUSE_MAX_TENSOR_BYTES:-268435456}
 cd "$src"  # rule files `include:` relative paths; keep them inside the tree
 exec "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$dir/artifacts/$target/" "$@" "$work" "$corpus"

@@ -68,12 +68,21 @@ class Importer {
  private:
   [[noreturn]] void fail(const std::string& msg) const { throw Error(SourceLoc{file_}, msg); }
 
-  // `base` if free, else base_1, base_2, ... (the first free one).
-  std::string claim(const std::string& base) {
-    if (taken_.insert(base).second) return base;
+  // `base` if free, else base_1, base_2, ... (the first free one). Node ids and value names
+  // are one namespace in graphfuse (an output name must not be another node's id, or text
+  // formats could not say which is meant), while ONNX keeps them apart: a name that is some
+  // other node's output is not free. `node` is the claiming node's index, -1 for graph
+  // inputs and initializers.
+  bool free_for(const std::string& cand, int node) const {
+    if (taken_.count(cand)) return false;
+    auto it = producer_.find(cand);
+    return it == producer_.end() || it->second == node;
+  }
+  std::string claim(const std::string& base, int node = -1) {
+    if (free_for(base, node)) return *taken_.insert(base).first;
     for (std::size_t k = 1;; ++k) {
       std::string cand = base + "_" + std::to_string(k);
-      if (taken_.insert(cand).second) return cand;
+      if (free_for(cand, node)) return *taken_.insert(cand).first;
     }
   }
 
@@ -117,15 +126,18 @@ class Importer {
   // their first output, so ids are stable across runs and round trips.
   void claim_node_ids(const onnx::GraphProto& gp) {
     ids_.resize(static_cast<std::size_t>(gp.node_size()));
+    for (int i = 0; i < gp.node_size(); ++i)
+      for (const std::string& out : gp.node(i).output())
+        if (!out.empty()) producer_.emplace(out, i);
     for (int i = 0; i < gp.node_size(); ++i) {
       const std::string& name = gp.node(i).name();
-      if (!name.empty() && taken_.insert(name).second) ids_[static_cast<std::size_t>(i)] = name;
+      if (!name.empty() && free_for(name, i)) ids_[static_cast<std::size_t>(i)] = *taken_.insert(name).first;
     }
     for (int i = 0; i < gp.node_size(); ++i) {
       if (!ids_[static_cast<std::size_t>(i)].empty()) continue;
       const auto& n = gp.node(i);
       std::string base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
-      ids_[static_cast<std::size_t>(i)] = claim(base.empty() ? "node" : base);
+      ids_[static_cast<std::size_t>(i)] = claim(base.empty() ? "node" : base, i);
     }
   }
 
@@ -334,6 +346,7 @@ class Importer {
   Graph g_;
   std::vector<std::string> ids_;
   std::unordered_set<std::string> taken_;
+  std::unordered_map<std::string, int> producer_;  // value name -> index of the node making it
   std::unordered_map<std::string, ValueRef> values_;
   std::unordered_map<std::string, ValueType> declared_;
   std::vector<std::pair<std::string, std::string>> graphfuse_attrs_;  ///< "node:attr" -> value

@@ -171,7 +171,10 @@ bool value_type_from_proto(const onnx::TypeProto& tp, ValueType& out) {
   bool any_param = false;
   std::vector<std::string> params;
   for (const auto& d : tt.shape().dim()) {
-    out.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    // A negative dim_value is unknown: declared types are checked before import, but ONNX's
+    // shape inference can compute one from a nonsense model (Conv output -31), and graphfuse's
+    // types hold -1 for unknown and nothing below it.
+    out.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
     params.push_back(d.has_dim_param() ? d.dim_param() : std::string{});
     any_param = any_param || d.has_dim_param();
   }
