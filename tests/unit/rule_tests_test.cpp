@@ -48,7 +48,9 @@ tests:
 class RuleTestRunner : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "graphfuse_rule_tests";
+    // One folder per test: ctest runs the tests of this fixture as parallel processes.
+    dir_ = fs::temp_directory_path() /
+           (std::string("graphfuse_rule_tests_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     file_ = dir_ / "rules.yaml";
