@@ -69,14 +69,14 @@ class Importer {
   [[noreturn]] void fail(const std::string& msg) const { throw Error(SourceLoc{file_}, msg); }
 
   // `base` if free, else base_1, base_2, ... (the first free one). Node ids and value names
-  // are one namespace in graphfuse (an output name must not be another node's id, or text
-  // formats could not say which is meant), while ONNX keeps them apart: a name that is some
-  // other node's output is not free. `node` is the claiming node's index, -1 for graph
-  // inputs and initializers.
+  // are one namespace in graphfuse (an output name must not be another node's id, nor a
+  // node's own output other than its first, or text formats could not say which is meant),
+  // while ONNX keeps them apart: such a name is not free. `node` is the claiming node's
+  // index, -1 for graph inputs and initializers.
   bool free_for(const std::string& cand, int node) const {
     if (taken_.count(cand)) return false;
     auto it = producer_.find(cand);
-    return it == producer_.end() || it->second == node;
+    return it == producer_.end() || (it->second.first == node && it->second.second == 0);
   }
   std::string claim(const std::string& base, int node = -1) {
     if (free_for(base, node)) return *taken_.insert(base).first;
@@ -127,8 +127,8 @@ class Importer {
   void claim_node_ids(const onnx::GraphProto& gp) {
     ids_.resize(static_cast<std::size_t>(gp.node_size()));
     for (int i = 0; i < gp.node_size(); ++i)
-      for (const std::string& out : gp.node(i).output())
-        if (!out.empty()) producer_.emplace(out, i);
+      for (int k = 0; k < gp.node(i).output_size(); ++k)
+        if (!gp.node(i).output(k).empty()) producer_.emplace(gp.node(i).output(k), std::pair{i, k});
     for (int i = 0; i < gp.node_size(); ++i) {
       const std::string& name = gp.node(i).name();
       if (!name.empty() && free_for(name, i)) ids_[static_cast<std::size_t>(i)] = *taken_.insert(name).first;
@@ -346,7 +346,7 @@ class Importer {
   Graph g_;
   std::vector<std::string> ids_;
   std::unordered_set<std::string> taken_;
-  std::unordered_map<std::string, int> producer_;  // value name -> index of the node making it
+  std::unordered_map<std::string, std::pair<int, int>> producer_;  // value name -> (node index, output)
   std::unordered_map<std::string, ValueRef> values_;
   std::unordered_map<std::string, ValueType> declared_;
   std::vector<std::pair<std::string, std::string>> graphfuse_attrs_;  ///< "node:attr" -> value
