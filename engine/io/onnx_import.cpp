@@ -126,6 +126,10 @@ class Importer {
   // their first output, so ids are stable across runs and round trips.
   void claim_node_ids(const onnx::GraphProto& gp) {
     ids_.resize(static_cast<std::size_t>(gp.node_size()));
+    // Graph inputs and initializers are values too; their Input/Const nodes (index -1) take
+    // those names as ids later, so no operator node may take them first.
+    for (const auto& vi : gp.input()) producer_.emplace(vi.name(), std::pair{-1, 0});
+    for (const auto& t : gp.initializer()) producer_.emplace(t.name(), std::pair{-1, 0});
     for (int i = 0; i < gp.node_size(); ++i)
       for (int k = 0; k < gp.node(i).output_size(); ++k)
         if (!gp.node(i).output(k).empty()) producer_.emplace(gp.node(i).output(k), std::pair{i, k});
