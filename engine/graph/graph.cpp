@@ -3,6 +3,8 @@
 #include "graphfuse/graph.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "storage.h"
 #include "value_checks.h"
@@ -311,7 +313,26 @@ void Graph::validate() const {
       throw node_error(node(v.node), "graph output refers to output " + std::to_string(v.port) +
                                          ", which does not exist");
   }
+  validate_value_names();
   (void)topological_order();  // throws on a cycle
+}
+
+void Graph::validate_value_names() const {
+  std::unordered_map<std::string_view, NodeId> named;  // output name -> its node
+  for (NodeId n = 0; n < capacity(); ++n) {
+    if (!alive(n)) continue;
+    const Node& nd = node(n);
+    for (std::size_t k = 0; k < nd.outputs.size(); ++k) {
+      const std::string& name = nd.outputs[k].name;
+      if (name.empty() || name == (k == 0 ? nd.id : nd.id + ":" + std::to_string(k))) continue;
+      const std::string what = "output " + std::to_string(k) + " is named '" + name + "', ";
+      if (auto other = find(name))
+        throw node_error(nd, what + (*other == n ? "its own id, which only its first output may carry"
+                                                 : "the id of node '" + name + "'"));
+      if (auto [it, fresh] = named.emplace(name, n); !fresh)
+        throw node_error(nd, what + "which already names an output of node '" + node(it->second).id + "'");
+    }
+  }
 }
 
 void Graph::compact() {
