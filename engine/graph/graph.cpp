@@ -322,6 +322,9 @@ void Graph::validate_value_names() const {
   for (NodeId n = 0; n < capacity(); ++n) {
     if (!alive(n)) continue;
     const Node& nd = node(n);
+    // Text formats write an attribute as `name = value`; an empty name has no spelling there.
+    for (const auto& entry : nd.attrs)
+      if (entry.first.empty()) throw node_error(nd, "has an attribute with an empty name");
     for (std::size_t k = 0; k < nd.outputs.size(); ++k) {
       const std::string& name = nd.outputs[k].name;
       if (name.empty() || name == (k == 0 ? nd.id : nd.id + ":" + std::to_string(k))) continue;

@@ -281,8 +281,8 @@ class Graph {
   /// position when known): unknown/dead references, port out of range, cycles,
   /// duplicate ids, edge list out of sync with the input lists.
   void validate() const;
-  /// The naming part of validate(), for readers that check structure themselves: a named
-  /// output is not another node's id, not the node's own id on an output other than the
+  /// The naming part of validate(), for readers that check structure themselves: no
+  /// attribute has an empty name, and a named output is not another node's id, not the node's own id on an output other than the
   /// first, and not named twice. Text formats refer to values by these names, so a graph
   /// breaking this could not be read back. (Names of the form `id:k` for another node's id,
   /// which TensorFlow-converted ONNX models use, are allowed here; the text readers refuse them.)
