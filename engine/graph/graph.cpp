@@ -322,6 +322,8 @@ void Graph::validate_value_names() const {
   for (NodeId n = 0; n < capacity(); ++n) {
     if (!alive(n)) continue;
     const Node& nd = node(n);
+    // Text formats spell a node by its id (`id = Op(...)`); an empty id has no spelling there.
+    if (nd.id.empty()) throw node_error(nd, "has an empty id");
     // Text formats write an attribute as `name = value`; an empty name has no spelling there.
     for (const auto& entry : nd.attrs)
       if (entry.first.empty()) throw node_error(nd, "has an attribute with an empty name");
