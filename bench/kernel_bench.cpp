@@ -18,6 +18,7 @@
 #include "graphfuse/graph.h"
 #include "graphfuse/kernels/conv.h"
 #include "graphfuse/kernels/executor.h"
+#include "graphfuse/kernels/isa.h"
 
 namespace bench {
 double fma_peak_gflops(double seconds);
@@ -32,13 +33,16 @@ using Clock = std::chrono::steady_clock;
 struct Shape {
   const char* name;
   const char* what;
-  std::int64_t h, w, cin, cout, k, group;
+  std::int64_t h, w, cin, cout, k, group, stride;
 };
 
 const Shape kShapes[] = {
-    {"a", "3x3 conv 64->64 @56x56", 56, 56, 64, 64, 3, 1},
-    {"b", "1x1 conv 64->256 @112x112", 112, 112, 64, 256, 1, 1},
-    {"c", "depthwise 3x3 144ch @56x56", 56, 56, 144, 144, 3, 144},
+    {"a", "3x3 conv 64->64 @56x56", 56, 56, 64, 64, 3, 1, 1},
+    {"b", "1x1 conv 64->256 @112x112", 112, 112, 64, 256, 1, 1, 1},
+    {"c", "depthwise 3x3 144ch @56x56", 56, 56, 144, 144, 3, 144, 1},
+    // resnet18's stem: 3 input channels, which oneDNN below AVX-512 runs on its reference
+    // loops in some layouts (kernels/fast/conv.cpp tries others).
+    {"s", "7x7/2 conv 3->64 @224x224", 224, 224, 3, 64, 7, 1, 2},
 };
 
 std::vector<float> random_buffer(std::size_t n, unsigned seed) {
@@ -131,7 +135,7 @@ graphfuse::Graph seed_graph(const Shape& s, bool fused) {
   graphfuse::Attributes wa, ba, ca;
   wa.set("shape", std::vector<std::int64_t>{s.k, s.k, s.cin / s.group, s.cout});
   ba.set("shape", std::vector<std::int64_t>{s.cout});
-  ca.set("strides", std::vector<std::int64_t>{1, 1});
+  ca.set("strides", std::vector<std::int64_t>{s.stride, s.stride});
   ca.set("padding", std::string("SAME"));
   auto w = g.add_node("w", OpType::intern("Const"), {}, wa);
   auto b = g.add_node("b", OpType::intern("Const"), {}, ba);
@@ -175,6 +179,7 @@ int main(int argc, char** argv) {
     double gflops;
   };
   std::vector<ConvBest> bests;
+  std::printf("oneDNN ISA: %s\n", gk::onednn_isa().c_str());
   std::printf("medians of alternating runs; GFLOP/s count the convolution's 2*MACs for every column\n");
   std::printf("%-5s %-28s %-9s %3s | %9s %8s | %9s %8s | %6s | %s\n", "shape", "", "kernels", "thr",
               "fused ms", "GFLOP/s", "unfus. ms", "GFLOP/s", "ratio", "conv alone: median / best GFLOP/s");
@@ -182,7 +187,8 @@ int main(int argc, char** argv) {
     gk::ConvParams p;
     p.layout = opt.nchw ? gk::ConvLayout::NchwOihw : gk::ConvLayout::NhwcHwio;
     p.h = s.h, p.w = s.w, p.c_in = s.cin, p.c_out = s.cout, p.kh = p.kw = s.k, p.group = s.group;
-    p.pad_t = p.pad_l = p.pad_b = p.pad_r = s.k / 2;  // SAME at stride 1
+    p.stride_h = p.stride_w = s.stride;
+    p.pad_t = p.pad_l = p.pad_b = p.pad_r = s.k / 2;  // SAME at stride 1, torchvision's stem at 2
     p.finalize();
     gk::ConvParams fused = p, plain = p;
     fused.has_bias = true;

@@ -11,6 +11,7 @@
 #include "graphfuse/rules.h"
 #ifdef GRAPHFUSE_HAVE_KERNELS
 #include "graphfuse/kernels/fold.h"
+#include "graphfuse/kernels/isa.h"
 #endif
 
 namespace graphfuse::cli {
@@ -71,6 +72,15 @@ void print_bench(const std::string& label, const gk::BenchReport& r) {
   }
 }
 
+// One warning per node that ran on a oneDNN reference implementation (no optimized
+// kernel for its shape in any layout the fast kernels tried on this CPU).
+void warn_reference_fallbacks() {
+  for (const auto& f : gk::reference_fallbacks())
+    std::cerr << "warning: node '" << f.node << "' (" << f.op << "): oneDNN " << f.primitive.primitive << " "
+              << f.primitive.shape << " runs on its reference implementation " << f.primitive.impl
+              << " (no optimized kernel for ISA " << gk::onednn_isa() << "); expect it to be slow\n";
+}
+
 int run_run(const RunOptions& o) {
   gk::ExecOptions exec;
   exec.set = gk::kernel_set_from_name(o.kernels);
@@ -101,8 +111,11 @@ int run_run(const RunOptions& o) {
     std::cout << "ran " << o.input << (rewritten ? " (rewritten)" : "") << " with the " << o.kernels
               << " kernels in " << ms << " ms\n";
     print_outputs(g, outs);
+    warn_reference_fallbacks();
     return 0;
   }
+  // Figures name their machine: oneDNN's instruction set (and any restriction of it).
+  if (exec.set == gk::KernelSet::Fast) std::cout << "oneDNN ISA: " << gk::onednn_isa() << "\n";
   gk::BenchReport before = gk::bench_graph(original, inputs, exec, o.bench);
   print_bench(rewritten ? "before rules" : o.input, before);
   if (rewritten) {
@@ -116,6 +129,7 @@ int run_run(const RunOptions& o) {
                   o.kernels.c_str(), threads.c_str());
     std::cout << buf;
   }
+  warn_reference_fallbacks();
   return 0;
 }
 #else

@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "executor/node_errors.h"
 #include "executor/random_data.h"
+#include "fast/impl_log.h"
 #include "fast/layout.h"
 
 namespace graphfuse::kernels {
@@ -182,7 +183,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     const auto t0 = Clock::now();
     try {
       if (channels_last) fit_layouts(n, step.support, vals, call);
+      fast::NodeScope scope(n.id, n.op.name());  // lets a reference fall-back name the node
       values[step.node] = (*step.kernel)(call);
+      if (observer_) observer_(n, call, values[step.node]);
       auto& lay = vals.layout[step.node];
       lay.assign(values[step.node].size(), Layout::Plain);
       for (std::size_t k = 0; k < lay.size(); ++k) {

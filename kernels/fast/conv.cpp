@@ -2,10 +2,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/conv_ops.h"
+#include "core/util.h"
 #include "fast/buffers.h"
 #include "fast/dnnl_common.h"
+#include "fast/impl_log.h"
 #include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
@@ -52,6 +56,8 @@ struct ConvEntry {
   dnnl::convolution_forward prim;
   memory::desc user_src, user_dst, user_wei;
   bool reorder_src = false, reorder_dst = false, reorder_wei = false;
+  PrimitiveRecord record;  // kind, oneDNN implementation, shape
+  bool reference = false;  // oneDNN's reference loops: every run is reported
   std::mutex mu;  // guards everything below (one call at a time per shape)
   memory src, dst, wei, bias;     // the caller's buffers
   std::optional<memory> src_buf, dst_buf;  // oneDNN's layouts, when they differ
@@ -75,22 +81,53 @@ std::string key_of(const ConvParams& p) {
   return std::string(reinterpret_cast<const char*>(k), sizeof k);
 }
 
+// The shape as oneDNN's verbose log writes it, for the implementation log and warnings.
+std::string shape_text(const ConvParams& p) {
+  std::string s = "mb" + std::to_string(p.n) + (p.group > 1 ? "_g" + std::to_string(p.group) : "") + "_ic" +
+                  std::to_string(p.c_in) + "oc" + std::to_string(p.c_out) + "_ih" + std::to_string(p.h) + "oh" +
+                  std::to_string(p.out_h) + "kh" + std::to_string(p.kh) + "sh" + std::to_string(p.stride_h) + "ph" +
+                  std::to_string(p.pad_t) + "_iw" + std::to_string(p.w) + "ow" + std::to_string(p.out_w) + "kw" +
+                  std::to_string(p.kw) + "sw" + std::to_string(p.stride_w) + "pw" + std::to_string(p.pad_l);
+  if (p.dil_h > 1 || p.dil_w > 1) s += "_dil" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w);
+  return s;
+}
+
+// One (source, destination) layout pair to offer oneDNN; `undef` stands for the user's
+// own layout (no reorder).
+struct LayoutChoice {
+  tag src, dst;
+};
+
+// The layouts to try, best guess first. The first is what the caller's layouts suggest
+// (NHWC as it is; plain NCHW left to oneDNN unless GRAPHFUSE_CONV_NCHW=plain). The rest
+// exist because oneDNN's jit kernels below AVX-512 are picky: with AVX2 or SSE4.1, a
+// source left to `any` next to an NHWC destination, or NCHW in and NHWC out, gets only
+// `ref:any` (the 3-channel stem of resnet18 took 820 ms instead of ~9 ms), while the same
+// shape all-NHWC, or NCHW in and blocked out ("flat" source), has a jit kernel.
+std::vector<LayoutChoice> layout_choices(tag user_src, tag user_dst) {
+  const bool any = nchw_blocked();
+  std::vector<LayoutChoice> c;
+  c.push_back({user_src == tag::nchw && any ? tag::any : tag::undef,
+               user_dst == tag::nchw && any ? tag::any : tag::undef});
+  c.push_back({user_dst, tag::undef});  // the source brought to the destination's layout
+  c.push_back({tag::undef, user_src});  // the destination in the source's layout
+  c.push_back({tag::nhwc, tag::nhwc});
+  c.push_back({tag::nchw, tag::any});   // "flat" source, blocked destination (few channels)
+  c.push_back({tag::any, tag::any});
+  c.push_back({tag::nChw8c, tag::nChw8c});
+  c.push_back({tag::nChw16c, tag::nChw16c});
+  c.push_back({tag::nchw, tag::nchw});  // im2col + GEMM
+  return c;
+}
+
 std::shared_ptr<ConvEntry> build(const ConvParams& p) {
   const bool nchw = p.layout == ConvLayout::NchwOihw;
   const bool src_nhwc = !nchw || p.src_channels_last, dst_nhwc = !nchw || p.dst_channels_last;
   memory::desc user_src({p.n, p.c_in, p.h, p.w}, dt::f32, src_nhwc ? tag::nhwc : tag::nchw);
   memory::desc user_dst({p.n, p.c_out, p.out_h, p.out_w}, dt::f32, dst_nhwc ? tag::nhwc : tag::nchw);
-  // NHWC is oneDNN's native plain layout for its brgemm kernels: taken as it is. Plain
-  // NCHW is left to oneDNN's choice (and reordered) unless GRAPHFUSE_CONV_NCHW=plain.
-  const bool any = nchw_blocked();
-  memory::desc src_md = !src_nhwc && any ? memory::desc(user_src.dims(), dt::f32, tag::any) : user_src;
-  memory::desc dst_md = !dst_nhwc && any ? memory::desc(user_dst.dims(), dt::f32, tag::any) : user_dst;
+  // Weights are always oneDNN's choice (reordered once per layer, cached).
   memory::desc wei_md(weights_dims(p), dt::f32, tag::any);
   memory::desc bias_md = p.has_bias ? memory::desc({p.c_out}, dt::f32, tag::a) : memory::desc();
-  dnnl::convolution_forward::desc d(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md, wei_md,
-      bias_md, dst_md, {p.stride_h, p.stride_w}, {p.dil_h - 1, p.dil_w - 1}, {p.pad_t, p.pad_l},
-      {p.pad_b, p.pad_r});
   // The epilogue: conv + bias, then + z (sum reads the destination in place), then the
   // activation, all applied by the kernel to each output block while it is in registers.
   dnnl::post_ops po;
@@ -98,9 +135,30 @@ std::shared_ptr<ConvEntry> build(const ConvParams& p) {
   append_activation(po, p.act);
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
-  dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
+  auto md = [](const memory::desc& user, tag t) { return t == tag::undef ? user : memory::desc(user.dims(), dt::f32, t); };
+  // The first layout pair with an optimized implementation; failing that, the first that
+  // oneDNN takes at all (its reference loops, which note_reference_run reports).
+  std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+  for (const LayoutChoice& c : layout_choices(src_nhwc ? tag::nhwc : tag::nchw, dst_nhwc ? tag::nhwc : tag::nchw)) {
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, md(user_src, c.src), wei_md,
+        bias_md, md(user_dst, c.dst), {p.stride_h, p.stride_w}, {p.dil_h - 1, p.dil_w - 1}, {p.pad_t, p.pad_l},
+        {p.pad_b, p.pad_r});
+    dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine(), /*allow_empty=*/true);
+    if (!pd) continue;
+    if (!chosen) chosen = pd;
+    if (!is_slow_impl(impl_of(pd))) {
+      chosen = pd;
+      break;
+    }
+  }
+  if (!chosen) fail("oneDNN has no convolution for " + shape_text(p));
+  const auto& pd = *chosen;
   auto e = std::make_shared<ConvEntry>();
   e->pd = pd;
+  e->record = {"convolution", impl_of(pd), shape_text(p)};
+  e->reference = is_reference_impl(e->record.impl);
+  record_primitive(e->record);
   e->prim = dnnl::convolution_forward(pd);
   e->user_src = user_src;
   e->user_dst = user_dst;
@@ -162,6 +220,7 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
     }
   }
   e->dst.set_data_handle(y);
+  if (e->reference) note_reference_run(e->record);
   e->prim.execute(strm, e->args);
   if (e->reorder_dst) e->from_dst_buf->execute(strm, *e->dst_buf, e->dst);
   strm.wait();

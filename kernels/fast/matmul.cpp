@@ -3,9 +3,11 @@
 #include <cstring>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include "core/matmul_ops.h"
 #include "fast/dnnl_common.h"
+#include "fast/impl_log.h"
 #include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
@@ -31,6 +33,8 @@ struct MatMulEntry {
   dnnl::matmul prim;
   memory::desc a_md, b_md, y_md, bias_md;
   bool reorder_b = false;
+  PrimitiveRecord record;
+  bool reference = false;
 };
 
 // Uniform stride between batch offsets, or -1 when they follow no single stride.
@@ -73,6 +77,11 @@ std::shared_ptr<MatMulEntry> build(const MatMulSpec& s, const Plan& pl) {
   dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
   auto e = std::make_shared<MatMulEntry>();
   e->pd = pd;
+  std::string shape = pl.batched ? std::to_string(std::max(pl.ba, pl.bb)) + "x" : "";
+  shape += std::to_string(pl.rows) + "x" + std::to_string(s.k) + ":" + std::to_string(s.k) + "x" + std::to_string(s.n);
+  e->record = {"matmul", impl_of(pd), shape};
+  e->reference = is_reference_impl(e->record.impl);
+  record_primitive(e->record);
   e->prim = dnnl::matmul(pd);
   e->a_md = a_md;
   e->b_md = b_md;
@@ -97,6 +106,7 @@ void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* 
     << pl.sb << ',' << pl.batched << pl.bias << pl.sum << pl.const_b << ':' << static_cast<int>(s.act.kind)
     << ',' << s.act.alpha << ',' << s.act.beta;
   auto e = cache().get(k.str(), [&] { return build(s, pl); });
+  if (e->reference) note_reference_run(e->record);
   auto& strm = cpu_stream();
   memory bm = wrap(e->b_md, b);
   if (e->reorder_b) bm = reordered_weights(bm, e->pd.weights_desc(), b_owner);

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graphfuse/graph.h"
@@ -30,6 +32,10 @@ struct ExecOptions {
   /// Results are always returned NCHW.
   bool channels_last = true;
 };
+
+/// Called after each kernel with the node, the call its kernel got (inputs in the
+/// layouts given in call.layouts) and its outputs (4-D outputs in call.out_layout).
+using NodeObserver = std::function<void(const Node&, const KernelCall&, const std::vector<Tensor>&)>;
 
 /// Per-run measurements, filled when a RunProfile is passed to run_graph.
 struct RunProfile {
@@ -66,11 +72,15 @@ class Executor {
   /// One run; same contract as run_graph.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, RunProfile* profile = nullptr);
   const ExecOptions& options() const { return options_; }
+  /// For tests and tools that look at individual kernel calls (tests/isa, model_bench's
+  /// stem timing): `f` sees every kernel call of later runs; empty = none.
+  void set_node_observer(NodeObserver f) { observer_ = std::move(f); }
 
  private:
   struct Plan;
   const Graph& g_;
   ExecOptions options_;
+  NodeObserver observer_;
   std::unique_ptr<Plan> plan_;
 };
 
