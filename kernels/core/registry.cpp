@@ -76,6 +76,7 @@ KernelRegistry build_reference_base() {
   register_reference_pool(r);
   register_reference_shape(r);
   register_reference_reduce(r);
+  register_reference_pad_resize(r);
   register_reference_tf_norm(r);
   return r;
 }

@@ -4,7 +4,8 @@
 // LeakyRelu, Tanh or Sigmoid). Bias, residual and activation go into the convolution's own
 // epilogue (ConvParams); Elu, which the epilogue lacks, is one pass afterwards.
 // Registered once per set (core/registry.cpp), so that each set chooses how outputs are
-// allocated (the fast set: its recycled, unfilled pool).
+// allocated (the fast set: its recycled, unfilled pool). Conv2D also takes data_format NCHW
+// (as Transpose -> NHWC -> Transpose); the fused ops are NHWC only, as TF's CPU kernels are.
 #include <array>
 
 #include "reference/tf_ops.h"
@@ -55,12 +56,61 @@ Tensor run_tf_conv(ConvImpl conv, OutputAlloc alloc, const KernelCall& c, ConvPa
   return y;
 }
 
+// x [d0, d1, d2, d3] -> y with y[i0, i1, i2, i3] = x at the index `perm` picks (a 4-D
+// float Transpose, for the NCHW Conv2D below).
+Tensor transpose4(const Tensor& x, const std::array<std::size_t, 4>& perm) {
+  const float* xp = f32(x, "input");
+  Shape out(4);
+  for (std::size_t i = 0; i < 4; ++i) out[i] = x.shape[perm[i]];
+  std::array<std::int64_t, 4> in_stride{};
+  in_stride[3] = 1;
+  for (std::size_t d = 3; d > 0; --d) in_stride[d - 1] = in_stride[d] * x.shape[d];
+  std::array<std::int64_t, 4> s{};
+  for (std::size_t i = 0; i < 4; ++i) s[i] = in_stride[perm[i]];
+  Tensor y = alloc_f32(out);
+  float* yp = mut<float>(y);
+  std::int64_t k = 0;
+  for (std::int64_t a = 0; a < out[0]; ++a)
+    for (std::int64_t b = 0; b < out[1]; ++b)
+      for (std::int64_t c = 0; c < out[2]; ++c)
+        for (std::int64_t d = 0; d < out[3]; ++d) yp[k++] = xp[a * s[0] + b * s[1] + c * s[2] + d * s[3]];
+  return y;
+}
+
+// A 4-vector attribute in NCHW order re-laid as NHWC: v[perm[i]] for perm [0, 2, 3, 1]
+// (explicit_paddings: pairs per dim, the same move on pairs).
+void relay_nchw_attr(Attributes& a, const char* name, std::size_t group) {
+  auto v = attr_ints(a, name);
+  if (v.size() != 4 * group) return;  // absent, or [h, w]: the same in either layout
+  std::vector<std::int64_t> out;
+  for (std::size_t d : {0, 2, 3, 1})
+    for (std::size_t k = 0; k < group; ++k) out.push_back(v[d * group + k]);
+  a.set(name, out);
+}
+
+// Conv2D in TF's NCHW data_format, which TF's CPU kernels (and graphfuse's) do not have: run
+// as Transpose -> NHWC Conv2D -> Transpose, the same computation rules/tf/layout.yaml makes
+// explicit in the graph. The reference semantics for `graphfuse verify` of an NCHW graph.
+Tensor run_conv2d_nchw(ConvImpl conv, OutputAlloc alloc, const KernelCall& c, const Tensor& x, const Tensor& w) {
+  if (x.shape.size() != 4) fail("Conv2D NCHW needs a 4-D input, has " + shape_str(x.shape));
+  Attributes nhwc = c.attrs;
+  nhwc.set("data_format", std::string("NHWC"));
+  relay_nchw_attr(nhwc, "strides", 1);
+  relay_nchw_attr(nhwc, "dilations", 1);
+  relay_nchw_attr(nhwc, "explicit_paddings", 2);
+  const Tensor xt = transpose4(x, {0, 2, 3, 1});
+  const ConvParams p = conv_params_tf(nhwc, xt.shape, w.shape);
+  return transpose4(run_tf_conv(conv, alloc, c, p, xt, w, nullptr, nullptr, false), {0, 3, 1, 2});
+}
+
 }  // namespace
 
 void register_tf_conv(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc) {
   r.add("Conv2D", [conv, alloc](const KernelCall& c) {
     const Tensor& x = c.required(0);
     const Tensor& w = c.required(1);
+    if (attr_string(c.attrs, "data_format", "NHWC") == "NCHW")
+      return std::vector<Tensor>{run_conv2d_nchw(conv, alloc, c, x, w)};
     const ConvParams p = conv_params_tf(c.attrs, x.shape, w.shape);
     return std::vector<Tensor>{run_tf_conv(conv, alloc, c, p, x, w, nullptr, nullptr, false)};
   });

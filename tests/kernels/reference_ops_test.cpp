@@ -180,6 +180,53 @@ TEST(ReferenceOps, ShapeOps) {
   expect_values(ref("Constant", {}, attrs({{"value_float", 2.5f}}))[0], {}, {2.5f});
 }
 
+TEST(ReferenceOps, PadModes) {
+  const Tensor x = T({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto mode = [](const char* m) { return attrs({{"mode", std::string(m)}}); };
+  // pads = [begin_0, begin_1, end_0, end_1]
+  expect_values(ref("Pad", {x, I({4}, {0, 1, 1, 0})})[0], {3, 4}, {0, 1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0});
+  expect_values(ref("Pad", {x, I({4}, {0, 0, 0, 1}), T({}, {9})})[0], {2, 4}, {1, 2, 3, 9, 4, 5, 6, 9});
+  expect_values(ref("Pad", {x, I({4}, {0, 2, 0, 1})}, mode("reflect"))[0], {2, 6},
+                {3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5});
+  expect_values(ref("Pad", {x, I({4}, {1, 0, 0, 0})}, mode("edge"))[0], {3, 3}, {1, 2, 3, 1, 2, 3, 4, 5, 6});
+  expect_values(ref("Pad", {x, I({4}, {0, 1, 0, 1})}, mode("wrap"))[0], {2, 5}, {3, 1, 2, 3, 1, 6, 4, 5, 6, 4});
+  expect_values(ref("Pad", {x, I({4}, {0, -1, 0, 0})})[0], {2, 2}, {2, 3, 5, 6});  // negative: crops
+  // axes input (opset 18): pads for the listed axes only.
+  expect_values(ref("Pad", {x, I({2}, {1, 0}), T({}, {7}), I({1}, {-1})})[0], {2, 4}, {7, 1, 2, 3, 7, 4, 5, 6});
+  EXPECT_THROW(ref("Pad", {x, I({3}, {0, 0, 0})}), graphfuse::Error);
+  EXPECT_THROW(ref("Pad", {x, I({4}, {0, -4, 0, 0})}), graphfuse::Error);
+  EXPECT_THROW(ref("Pad", {x, I({4}, {0, 0, 0, 0})}, mode("mirror")), graphfuse::Error);
+  EXPECT_THROW(ref("Pad", {T({0}, {}), I({2}, {1, 0})}, mode("edge")), graphfuse::Error);
+}
+
+TEST(ReferenceOps, ResizeNearestAndLinear) {
+  const Tensor none = T({0}, {});  // an absent roi / scales
+  const Tensor x = T({1, 1, 2, 2}, {1, 2, 3, 4});
+  // half_pixel, round_prefer_floor (the defaults): -0.25 -> 0, 0.25 -> 0, 0.75 -> 1, 1.25 -> 1.
+  expect_values(ref("Resize", {x, none, T({4}, {1, 1, 2, 2})})[0], {1, 1, 4, 4},
+                {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+  const Tensor row = T({1, 1, 1, 2}, {1, 2});
+  const auto linear = [](const char* coord) {
+    return attrs({{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string(coord)}});
+  };
+  // half_pixel: source -0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped to 1).
+  expect_values(ref("Resize", {row, none, T({4}, {1, 1, 1, 2})}, linear("half_pixel"))[0], {1, 1, 1, 4},
+                {1, 1.25f, 1.75f, 2});
+  expect_values(ref("Resize", {row, none, none, I({4}, {1, 1, 1, 3})}, linear("align_corners"))[0], {1, 1, 1, 3},
+                {1, 1.5f, 2});
+  expect_values(ref("Resize", {row, none, T({4}, {1, 1, 1, 2})}, linear("asymmetric"))[0], {1, 1, 1, 4},
+                {1, 1.5f, 2, 2});
+  // Bilinear in both axes at once: the centre of the 2x2 block.
+  expect_values(ref("Resize", {x, none, none, I({4}, {1, 1, 1, 1})}, linear("align_corners"))[0], {1, 1, 1, 1},
+                {1});
+  expect_values(ref("Resize", {x, none, T({4}, {1, 1, 0.5f, 0.5f})}, linear("half_pixel"))[0], {1, 1, 1, 1},
+                {2.5f});
+  EXPECT_THROW(ref("Resize", {x, none, T({4}, {1, 1, 2, 2}), I({4}, {1, 1, 4, 4})}), graphfuse::Error);
+  EXPECT_THROW(ref("Resize", {x, none, T({4}, {1, 1, 0, 2})}), graphfuse::Error);
+  EXPECT_THROW(ref("Resize", {x, none, T({4}, {1, 1, 2, 2})}, attrs({{"mode", std::string("cubic")}})),
+               graphfuse::Error);
+}
+
 TEST(ReferenceOps, RegistryListsEveryRequiredOp) {
   for (const char* op :
        {"Conv2D", "BiasAdd", "ReLU", "FusedConv2D_BiasAdd_ReLU", "Conv", "Relu", "Clip", "Sigmoid",
@@ -187,7 +234,7 @@ TEST(ReferenceOps, RegistryListsEveryRequiredOp) {
         "Sqrt", "MatMul", "Gemm", "BatchNormalization", "MaxPool", "AveragePool",
         "GlobalAveragePool", "Flatten", "Reshape", "Transpose", "Concat", "Softmax", "ReduceMean",
         "LayerNormalization", "Gelu", "Identity", "Dropout", "Shape", "Gather", "Unsqueeze",
-        "Squeeze", "Constant", "Slice", "com.microsoft.FusedConv", "com.microsoft.FusedMatMul",
+        "Squeeze", "Constant", "Slice", "Pad", "Resize", "com.microsoft.FusedConv", "com.microsoft.FusedMatMul",
         "com.microsoft.Gelu", "com.microsoft.BiasGelu", "com.microsoft.QuickGelu",
         "com.microsoft.SkipLayerNormalization"}) {
     EXPECT_TRUE(gk::registry(gk::KernelSet::Reference).has(op)) << op;

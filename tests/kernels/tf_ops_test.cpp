@@ -102,6 +102,28 @@ TEST(TfOps, FusedConv2DWithResidualAndEveryActivation) {
   }
 }
 
+// An NCHW Conv2D (which TF's CPU kernels lack) is the NHWC one between Transposes, with its
+// strides, dilations and explicit paddings given in NCHW order.
+TEST(TfOps, Conv2DNchwIsNhwcBetweenTransposes) {
+  const Tensor x = rnd({2, 7, 6, 3}, 15);  // NHWC
+  const Tensor w = rnd({3, 2, 3, 4}, 16);
+  const Tensor x_nchw = ref("Transpose", {x}, attrs({{"perm", Shape{0, 3, 1, 2}}}))[0];
+  for (const Attributes& nhwc :
+       {attrs({{"strides", Shape{1, 2, 1, 1}}, {"dilations", Shape{1, 1, 2, 1}}, {"padding", std::string("SAME")}}),
+        attrs({{"padding", std::string("EXPLICIT")}, {"explicit_paddings", Shape{0, 0, 1, 2, 0, 1, 0, 0}}})}) {
+    Attributes nchw = nhwc;
+    nchw.set("data_format", std::string("NCHW"));
+    for (const char* name : {"strides", "dilations"})
+      if (auto v = nhwc.get_if<std::vector<std::int64_t>>(name)) nchw.set(name, Shape{(*v)[0], (*v)[3], (*v)[1], (*v)[2]});
+    if (auto e = nhwc.get_if<std::vector<std::int64_t>>("explicit_paddings"))
+      nchw.set("explicit_paddings", Shape{(*e)[0], (*e)[1], (*e)[6], (*e)[7], (*e)[2], (*e)[3], (*e)[4], (*e)[5]});
+    const Tensor want = ref("Transpose", {ref("Conv2D", {x, w}, nhwc)[0]}, attrs({{"perm", Shape{0, 3, 1, 2}}}))[0];
+    expect_close(ref("Conv2D", {x_nchw, w}, nchw)[0], want, 1e-6, 1e-6, "reference");
+    expect_close(fast("Conv2D", {x_nchw, w}, nchw)[0], want, 1e-4, 1e-5, "fast");
+  }
+  EXPECT_THROW(ref("Conv2D", {rnd({2, 3, 4}, 1), w}, attrs({{"data_format", std::string("NCHW")}})), graphfuse::Error);
+}
+
 TEST(TfOps, FusedConv2DRejectsWhatItCannotCompute) {
   const Tensor x = rnd({1, 4, 4, 2}, 9), w = rnd({1, 1, 2, 3}, 10), b = rnd({3}, 11);
   auto fused = [](Strings ops, std::int64_t args) {

@@ -16,3 +16,9 @@ foreach(spec "resnet18;2;9;0" "mobilenet_v2;2;35;0" "squeezenet1_1;2;26;0" "effi
                        RESOURCE_LOCK ort_node_modules)
 endforeach()
 
+# Pad and Resize through the layout rules, checked with ONNX Runtime (no reference kernels).
+add_test(NAME layout_pad_resize_ort
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/pad_resize_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/layout_pad_resize)
+set_tests_properties(layout_pad_resize_ort PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "layout;ort"
+                     RESOURCE_LOCK ort_node_modules)
