@@ -3,7 +3,8 @@
 #   bench/run_benchmarks.sh [BUILD_DIR]      (default build-kernels; run from the repo root)
 # Environment: BENCH_RUNS (runs per median, 30), BENCH_REPEAT (medians per model, 3),
 # BENCH_MODELS ("resnet18 mobilenet_v2"), BENCH_KERNELS=0 (skip kernel_bench),
-# BENCH_SECONDS (kernel_bench time per case, 1.5), BENCH_RULES (rule files).
+# BENCH_SECONDS (kernel_bench time per case, 1.5), BENCH_RULES (rule files),
+# ONEDNN_MAX_CPU_ISA (e.g. AVX2: graphfuse as an AVX2-only CPU runs it; then no ORT column).
 # Needs: BUILD_DIR/bench/{kernel_bench,model_bench}; ../shared/models; optionally
 # tests/ort/node_modules (tests/ort/install.sh) for the ONNX Runtime column.
 set -euo pipefail
@@ -28,8 +29,14 @@ fi
 # alternating so that background load hits both alike; the figures are the median (and
 # range) of those per-repeat medians.
 repeat="${BENCH_REPEAT:-3}"
-have_ort=false
+have_ort=false ort_why="not installed (tests/ort/install.sh)"
 [ -d tests/ort/node_modules/onnxruntime-node ] && have_ort=true
+# ONNX Runtime cannot be held to oneDNN's ISA limit: a restricted run has no ORT column, so
+# no figure compares an AVX2 graphfuse with an AVX-512 ONNX Runtime.
+if [ -n "${ONEDNN_MAX_CPU_ISA:-}" ] && $have_ort; then
+  echo "ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA: no ONNX Runtime column (it cannot be restricted the same way)"
+  have_ort=false ort_why="not run (ONEDNN_MAX_CPU_ISA is set)"
+fi
 # "median min max" of the numbers on stdin.
 stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f %.3f %.3f\n", m, v[1], v[NR]}'; }
 
@@ -64,7 +71,7 @@ for m in ${BENCH_MODELS:-resnet18 mobilenet_v2}; do
       awk -v a="$a" -v o="$o" -v lo="$omin" -v hi="$omax" \
         'BEGIN { printf "onnxruntime median %.3f ms (%.3f..%.3f); graphfuse after fusion / ORT = %.2fx\n", o, lo, hi, a / o }'
     else
-      echo "onnxruntime: not installed (tests/ort/install.sh)"
+      echo "onnxruntime: $ort_why"
     fi
   done
 done
