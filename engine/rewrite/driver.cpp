@@ -462,13 +462,19 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
   apply_rewrite(rw_, rules_[f.rule], emb_, opt_.trace ? &line : nullptr);
   if (opt_.rule_times) stats(f.rule).apply_ms += ms_between(t0, Clock::now());
   grow();
-  // Graph outputs never move: legality keeps them off interior nodes and off the
-  // roots of erase-style rewrites, so is_output stays correct without a rescan.
+  // Graph outputs move only onto the survivor of an erase-style rewrite at an output
+  // (OutputMoved below); legality keeps them off interior nodes.
   created_.clear();
   changed_.clear();
   for (const Change& c : rw_.changes()) {
     if (c.kind == ChangeKind::UsesChanged) {
       mark(c.node, round, kUsesChanged);
+      work_->touch(c.node);
+    } else if (c.kind == ChangeKind::OutputMoved) {
+      // Legality must see the new output, and matches decided before (one that would move
+      // a second output name onto this value) wait for the next round.
+      is_output_[c.node] = 1;
+      mark(c.node, round, Mark(kChanged | kConstChanged));
       work_->touch(c.node);
     } else if (c.kind == ChangeKind::Created) {
       mark(c.node, round, kChanged);

@@ -133,11 +133,12 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
         if (!g.node(e.nodes[reg]).attrs.has(key))
           return "  the rewrite reads attribute " + key + " of " + node_desc(g, e.nodes[reg]) + ", which has none\n";
       break;
-    case RejectReason::ErasedOutput:
-      for (std::uint32_t r : p.roots)
-        if (is_output[e.nodes[r]])
-          return "  the root " + node_desc(g, e.nodes[r]) + " is a graph output; removing it would rename the output\n";
+    case RejectReason::ErasedOutput: {
+      rewrite::OutputTakeover t = rewrite::output_takeover(g, *rule.compiled, e);
+      if (t.block != rewrite::OutputBlock::None)
+        return "  the root " + node_desc(g, t.output.node) + " is erased, and " + rewrite::describe(g, t) + "\n";
       break;
+    }
     case RejectReason::Cycle:
       return "  replacing the roots would create a cycle\n";
     default:

@@ -50,13 +50,94 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
   for (std::size_t i = 0; i < p.roots.size(); ++i) {
     if (taken_over(rule.rewrite, i)) continue;
     NodeId r = e.nodes[p.roots[i]];
-    if (is_output[r]) return code(RejectReason::ErasedOutput);
+    // Rare (one node in thousands is an output), so the full check runs only here.
+    if (is_output[r] && output_takeover(g, rule, e).block != OutputBlock::None) return code(RejectReason::ErasedOutput);
     std::size_t named = 0;
     for (std::uint32_t port = 0; port < p.root_outputs[i]; ++port) named += g.use_count(ValueRef{r, port});
     if (g.use_count(r) != named) return code(RejectReason::ExternalUse);
   }
   if (p.roots.size() > 1 && match::creates_cycle(g, p, e)) return code(RejectReason::Cycle);
   return -1;
+}
+
+namespace {
+// The value a root output reads after the rewrite; `fresh` for an output of a node the
+// rewrite creates (nothing else reads or names it yet).
+ValueRef survivor_of(const match::RwInput& in, const match::Embedding& e, bool& fresh) {
+  fresh = false;
+  switch (in.kind) {
+    case match::RwInput::Kind::Value: return e.values[in.index];
+    case match::RwInput::Kind::NodeOut: return ValueRef{e.nodes[in.index], in.port};
+    case match::RwInput::Kind::New: fresh = true; return ValueRef{};
+    case match::RwInput::Kind::Variadic:
+    case match::RwInput::Kind::Absent: break;
+  }
+  return ValueRef{};
+}
+}  // namespace
+
+OutputTakeover output_takeover(const Graph& g, const match::CompiledRule& rule, const match::Embedding& e) {
+  const match::MatchProgram& p = rule.match;
+  // (survivor, name) pairs decided so far: a value takes one name only.
+  std::vector<std::pair<match::RwInput, std::string>> named;
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < p.roots.size(); off += p.root_outputs[i], ++i) {
+    if (taken_over(rule.rewrite, i)) continue;
+    const NodeId r = e.nodes[p.roots[i]];
+    if (!g.has_graph_output(r)) continue;
+    for (std::uint32_t port = 0; port < g.node(r).outputs.size(); ++port) {
+      const ValueRef out{r, port};
+      if (!g.is_output(out)) continue;
+      OutputTakeover t;
+      t.output = out;
+      if (port >= p.root_outputs[i]) {
+        t.block = OutputBlock::NotReplaced;
+        return t;
+      }
+      const match::RwInput& in = rule.rewrite.replacements[off + port];
+      bool fresh = false;
+      t.survivor = survivor_of(in, e, fresh);
+      if (!fresh) {
+        if (!t.survivor.valid()) t.block = OutputBlock::Absent;
+        else if (g.node(t.survivor.node).op.name() == ops::kInput) t.block = OutputBlock::GraphInput;
+        else if (g.is_output(t.survivor)) t.block = OutputBlock::OtherOutput;
+        else if (is_constant(g, t.survivor))
+          for (const Use& u : g.consumers(t.survivor))
+            if (std::find(e.nodes.begin(), e.nodes.end(), u.node) == e.nodes.end()) t.block = OutputBlock::SharedInitializer;
+        if (t.block != OutputBlock::None) return t;
+      }
+      std::string name = g.value_name(out);
+      for (const auto& [prev, prev_name] : named)
+        if (prev == in && prev_name != name) {
+          t.block = OutputBlock::TwoNames;
+          t.other = prev_name;
+          return t;
+        }
+      named.emplace_back(in, std::move(name));
+    }
+  }
+  return {};
+}
+
+std::string describe(const Graph& g, const OutputTakeover& t) {
+  const std::string out = "graph output '" + g.value_name(t.output) + "'";
+  const std::string surv = t.survivor.valid() ? "'" + g.value_name(t.survivor) + "'" : std::string("a new node");
+  switch (t.block) {
+    case OutputBlock::None: return out + " passes its name to " + surv;
+    case OutputBlock::Absent: return out + " would read an absent value";
+    case OutputBlock::GraphInput:
+      return out + " would move onto " + surv + ", a graph input, whose name must stay; the output would be renamed";
+    case OutputBlock::SharedInitializer:
+      return out + " would move onto the constant " + surv +
+             ", which nodes outside the match also read; it cannot take the output's name";
+    case OutputBlock::OtherOutput:
+      return out + " would move onto " + surv + ", already a graph output under its own name; one value has one name";
+    case OutputBlock::TwoNames:
+      return out + " and graph output '" + t.other + "' would both move onto " + surv + ", which can take one name only";
+    case OutputBlock::NotReplaced:
+      return out + " is an output of the root that the rewrite does not replace";
+  }
+  return out;
 }
 
 }  // namespace graphfuse::rewrite

@@ -41,6 +41,13 @@ void Rewriter::erase(NodeId n) {
   changes_.push_back({ChangeKind::Removed, n});
 }
 
+void Rewriter::take_output_name(ValueRef v, OutputInfo from) {
+  OutputInfo& to = g_.output_infos(v.node)[v.port];
+  to.name = std::move(from.name);
+  if (to.type.dtype == DType::Undefined && !to.type.shape_known) to.type = std::move(from.type);
+  changes_.push_back({ChangeKind::OutputMoved, v.node});
+}
+
 std::string Rewriter::unique_id(const std::string& base) const {
   if (!g_.find(base)) return base;
   for (int k = 2;; ++k) {
@@ -158,6 +165,9 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
     if (trace) added += (added.empty() ? "" : ", ") + id;
   }
   // Roots nobody took over: their uses read the replacements; the sweep removes them.
+  // A graph output among them moves onto its replacement, which takes over its name
+  // once the root is gone (legality checked that it can: output_takeover).
+  std::vector<std::pair<ValueRef, OutputInfo>> moved;
   std::size_t off = 0;
   for (std::size_t r = 0; r < mp.roots.size(); ++r) {
     std::uint32_t k = mp.root_outputs[r];
@@ -167,6 +177,11 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
         ValueRef to = resolve(prog.replacements[off + port]);
         if (trace && port == 0)
           replaced += (replaced.empty() ? "" : "; ") + root_ops[r] + " erased, uses now read '" + g.value_name(to) + "'";
+        if (g.has_graph_output(n) && g.is_output(ValueRef{n, port})) {
+          OutputInfo info = port < g.node(n).outputs.size() ? g.node(n).outputs[port] : OutputInfo{};
+          info.name = g.value_name(ValueRef{n, port});
+          moved.emplace_back(to, std::move(info));
+        }
         rw.replace_all_uses(ValueRef{n, port}, to);
       }
     }
@@ -190,6 +205,10 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
       if (is_root[r] != 2) progress |= sweep(e.nodes[r], is_root[r] == 0);
   }
   for (NodeId c : consts) sweep(c, true);
+  for (auto& [v, info] : moved) {
+    if (trace) replaced += "; '" + g.value_name(v) + "' takes over output name '" + info.name + "'";
+    rw.take_output_name(v, std::move(info));
+  }
   if (!trace) return;
   std::string line = rule.label() + " at '" + root_id + "': " + replaced;
   if (!removed.empty()) line += "; removed " + removed;

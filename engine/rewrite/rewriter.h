@@ -19,6 +19,7 @@ enum class ChangeKind : std::uint8_t {
   InputsChanged,  ///< one or more input slots rewired
   Removed,        ///< the node is gone
   UsesChanged,    ///< the node gained or lost consumers
+  OutputMoved,    ///< a graph output moved onto one of the node's outputs (take_output_name)
 };
 
 struct Change {
@@ -47,6 +48,9 @@ class Rewriter {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node that has no uses and is not a graph output.
   void erase(NodeId n);
+  /// Gives value v the name of a graph output moved onto it (and its type where v has
+  /// none), so the output keeps its name (see rewrite::output_takeover).
+  void take_output_name(ValueRef v, OutputInfo from);
   /// `base` if no node has that id, else `base_2`, `base_3`, ... (deterministic).
   std::string unique_id(const std::string& base) const;
 

@@ -38,8 +38,8 @@ gf::Graph build_comparator(int bits) {
   }
   gf::NodeId odd = g.add_node("odd", Not, {parity});
   gf::NodeId even = g.add_node("even", Not, {{odd, 0}});
-  // (A double negation right at a graph output would stay: erase-style rewrites never rename
-  // an output. This one feeds another gate.)
+  // (A double negation right at a graph output goes too: the surviving gate takes over the
+  // output's name. This one feeds another gate.)
   gf::NodeId flag = g.add_node("even_xor_equal", Xor, {{even, 0}, all_equal});
   gf::NodeId zero = g.add_node("both_zero", Not, {any_set});
   gf::NodeId both = g.add_node("equal_and_zero", And, {all_equal, {zero, 0}});

@@ -360,6 +360,22 @@ function cleanupCases() {
   return [{ model: m, expect: { Identity: 0, Dropout: 0, Transpose: 1, Reshape: 1 } }];
 }
 
+// Exporters often end a graph in Identity nodes. Each one goes and its input takes over the
+// output's name (the names ONNX Runtime's callers fetch stay), except one whose input is a
+// graph input: that name must stay too, so the Identity does.
+function identityOutputCases() {
+  const m = new Model('identity_outputs');
+  m.input('x', [2, 3, 4, 5]);
+  m.op('r', 'Relu', ['x']);
+  m.op('y', 'Identity', ['r']);
+  m.op('s', 'Sigmoid', ['r']);
+  m.op('i1', 'Identity', ['s']);
+  m.op('z', 'Identity', ['i1']);
+  m.op('w', 'Identity', ['x']);
+  m.output('y', 'z', 'w');
+  return [{ model: m, expect: { Identity: 1, Relu: 1, Sigmoid: 1 } }];
+}
+
 // ---- running them ----
 
 function run(cmd, args) {
@@ -401,7 +417,8 @@ function main() {
     console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${label}${!ok && text ? '\n      ' + text.split('\n').join('\n      ') : ''}`);
     return ok;
   };
-  const cases = [...convCases(), ...matmulCases(), ...geluCases(), ...layerNormCases(), ...cleanupCases()];
+  const cases = [...convCases(), ...matmulCases(), ...geluCases(), ...layerNormCases(), ...cleanupCases(),
+                 ...identityOutputCases()];
   for (const { model, expect } of cases) {
     if (o.only && !o.only.includes(model.name)) continue;
     console.log(`${model.name}:`);
@@ -429,6 +446,9 @@ function main() {
     if (!check(b.ok, 'ONNX Runtime runs the fused model as written', b.text) || !a.ok) continue;
     const c = run(node, [path.join(__dirname, 'compare.js'), path.join(dir, 'fused'), path.join(dir, 'orig'), '--rtol', o.rtol]);
     check(c.ok, 'fused vs original', c.text);
+    // Rewrites never rename a graph output (erase-style ones at an output pass the name on).
+    const names = (d) => JSON.parse(fs.readFileSync(path.join(dir, d, 'outputs.json'), 'utf8')).map((x) => x.name).join(', ');
+    check(names('fused') === names('orig'), `output names ${names('fused')} (want ${names('orig')})`);
   }
   console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
   process.exit(failures ? 1 : 0);

@@ -3,8 +3,9 @@
 //   - a valid graph (Graph::validate: no cycle, no dangling edge, use lists in sync), and
 //     every input of every live node a live node's existing output;
 //   - every graph output kept: the same number of outputs, each naming the same value
-//     (value_name) as before: roots taken over keep their id, and an erase-style rewrite
-//     of a graph output is illegal (erased_output);
+//     (value_name) as before: roots taken over keep their id, and the survivor of an
+//     erase-style rewrite at a graph output takes over the output's name (or the rewrite
+//     is illegal: erased_output);
 //   - a fixed point (every shipped rule set settles);
 //   - save, load, save byte-identical in each format (.graph, YAML, JSON, .gfb);
 //   - the same bytes as matching every node every round (incremental = false).
