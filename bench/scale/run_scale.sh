@@ -9,7 +9,7 @@
 #   cmake --build build --target graphfuse scale_bench && chrt -f 10 bench/scale/run_scale.sh build
 #
 # Environment: PY_NODES (default 1e6), REPS (default 3), JSON_REPS (runs of graphfuse on
-# JSON, default 1: its yaml-cpp reader takes ~40 s at 10^6), DIR (default /tmp/graphfuse-scale).
+# JSON, default REPS), DIR (default /tmp/graphfuse-scale).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -17,7 +17,7 @@ shift || true
 [ "${1:-}" = "--" ] && shift
 PY_NODES=${PY_NODES:-1e6}
 REPS=${REPS:-3}
-JSON_REPS=${JSON_REPS:-1}
+JSON_REPS=${JSON_REPS:-$REPS}
 DIR=${DIR:-/tmp/graphfuse-scale}
 for t in "$B/bench/scale_bench" "$B/graphfuse"; do
   [ -x "$t" ] || { echo "run_scale.sh: $t is missing (cmake --build $B --target graphfuse scale_bench)" >&2; exit 1; }

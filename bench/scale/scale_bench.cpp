@@ -21,8 +21,8 @@ namespace {
 struct Plan {
   std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000, 10'000'000};
   std::vector<int> threads{1, 2};
-  std::vector<std::string> formats{"gfb", "json"};
-  std::size_t slow_max = 100'000;  // largest graph for the slow (yaml-cpp, X3) formats
+  std::vector<std::string> formats{"gfb", "json", "yaml"};
+  std::size_t slow_max = 100'000;  // largest graph for the slow (yaml-cpp, X3) formats: yaml, graph
   std::vector<std::size_t> vf2_sizes{10'000, 100'000};
   std::vector<std::string> rules;
   std::string dir = "/tmp/graphfuse-scale";
@@ -147,7 +147,7 @@ int run_parent(const std::string& self, const Plan& plan) {
     a.input.clear();
 
     for (const std::string& format : plan.formats) {
-      bool slow = format != "gfb";
+      bool slow = format == "yaml" || format == "graph";
       if (slow && n > plan.slow_max) continue;
       a.output = plan.dir + "/g" + std::to_string(n) + "." + format;
       a.threads = max_threads;
@@ -158,12 +158,14 @@ int run_parent(const std::string& self, const Plan& plan) {
       for (int k = 0; k < 3; ++k) runs.push_back(run_child(self, "apply", a));
       gb::Figures ap = median_of(runs);
       double mb = static_cast<double>(std::filesystem::file_size(a.input)) / 1e6;
+      double out_mb = static_cast<double>(std::filesystem::file_size(a.output)) / 1e6;
       std::filesystem::remove(a.input);
       std::filesystem::remove(a.output);
       std::cerr << "  apply n=" << n << " " << format << ": " << fmt(ap["total_ms"]) << " ms\n";
       auto per_node = [&](const char* key) { return fmt(ap[key] / ap["nodes"], 0); };
       t_apply += "| " + fmt(ap["nodes"], 0) + " | " + format + " | " + fmt(mb) + " | " + fmt(ap["load_ms"]) +
-                 " | " + fmt(ap["rewrite_ms"]) + " | " + fmt(ap["save_ms"]) + " | " + spread(ap, "total_ms") +
+                 " | " + fmt(mb * 1e3 / ap["load_ms"], 0) + " | " + fmt(ap["rewrite_ms"]) + " | " + fmt(ap["save_ms"]) +
+                 " | " + fmt(out_mb * 1e3 / ap["save_ms"], 0) + " | " + spread(ap, "total_ms") +
                  " | " + per_node("graph_bytes") + " | " + per_node("load_peak_bytes") + " / " +
                  per_node("rewrite_peak_bytes") + " / " + per_node("save_peak_bytes") + " | " +
                  per_node("peak_bytes") + " |\n";
@@ -199,9 +201,10 @@ int run_parent(const std::string& self, const Plan& plan) {
     std::cout << "\n`apply` (load + rewrite + save, " << max_threads << " threads), median of 3 runs, each in a fresh\n"
               << "process; graph B/node: resident memory the loaded graph added; phase peaks: the\n"
               << "process's peak resident memory (VmHWM, everything included) during load / rewrite /\n"
-              << "save; peak B/node: the largest; all over the input's node count:\n\n"
-              << "| nodes | format | file MB | load ms | rewrite ms | save ms | total ms | graph B/node | phase peaks B/node | peak B/node |\n"
-              << "|---|---|---|---|---|---|---|---|---|---|\n" << t_apply;
+              << "save; peak B/node: the largest; all over the input's node count; MB/s: of the file\n"
+              << "read (load) or written (save):\n\n"
+              << "| nodes | format | file MB | load ms | load MB/s | rewrite ms | save ms | save MB/s | total ms | graph B/node | phase peaks B/node | peak B/node |\n"
+              << "|---|---|---|---|---|---|---|---|---|---|---|---|\n" << t_apply;
   if (!t_vf2.empty())
     std::cout << "\nVF2 baseline (boost::vf2_subgraph_mono per pattern) vs the matcher, 1 thread:\n\n"
               << "| nodes | rules | candidate roots | VF2 ms | matcher ms | ratio |\n"
@@ -223,7 +226,7 @@ int run_case(const std::string& name, const gb::CaseArgs& a) {
 }
 
 const char* kUsage =
-    "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json]\n"
+    "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json,yaml]\n"
     "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n";
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "graphfuse/io.h"
 #include "io/format_hooks.h"
+#include "io/graph_json.h"
 
 namespace graphfuse {
 
@@ -65,6 +66,8 @@ std::string read_file(const std::string& path) {
   std::string out;
   auto size = std::filesystem::file_size(path, ec);
   if (!ec) {
+    // The JSON reader parses in place when it may read this far past the end (else it copies).
+    out.reserve(size + textio::kJsonPadding);
     out.resize(size);
     in.read(out.data(), static_cast<std::streamsize>(size));
     out.resize(static_cast<std::size_t>(in.gcount()));
@@ -125,8 +128,12 @@ Graph load_graph(const std::string& path) {
   Graph g;
   switch (format_for_path(path)) {
     case GraphFormat::Text: g = parse_graph_text(read_file(path), path); break;
-    case GraphFormat::Yaml:
-    case GraphFormat::Json: g = parse_graph_yaml(read_file(path), path); break;
+    case GraphFormat::Yaml: g = parse_graph_yaml(read_file(path), path); break;
+    case GraphFormat::Json: {
+      std::string text = read_file(path);
+      g = textio::parse_graph_json(text, path, text.capacity());
+      break;
+    }
     case GraphFormat::Onnx: g = onnx_or_fail(path).load(path); break;
     case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
     case GraphFormat::Binary: g = parse_graph_binary(read_file(path), path); break;

@@ -1,180 +1,28 @@
-// The YAML / JSON graph reader: the file becomes a DocTree (JSON, chosen by a .json file
-// name, through our own parser, json_parse.h; YAML through yaml-cpp), then one reader applies
-// the schema of DESIGN.md -> GraphBuilder -> Graph, errors at the values' positions.
+// The YAML graph reader: yaml-cpp's document copied into a DocTree, then the schema reader
+// shared with JSON (graph_doc_read.h). A .json file name goes to the JSON reader instead.
 #include <yaml-cpp/depthguard.h>
 
-#include "dsl/parser.h"
-#include "graph_build.h"
+#include "graph_doc_read.h"
+#include "graph_json.h"
 #include "graphfuse/io.h"
-#include "json_parse.h"
-#include "yaml_values.h"
 
 namespace graphfuse {
 
-namespace {
-
-using textio::DocRef;
-using textio::DocTree;
-using textio::PendingNode;
-using textio::PendingRef;
-using textio::YamlEntry;
-using textio::YamlSource;
-
-class YamlReader {
- public:
-  YamlReader(std::string_view text, const std::string& file) {
-    src_.file = file;
-    src_.text = text;
-  }
-
-  Graph read(std::string_view text) {
-    DocRef root;
-    if (is_json(src_.file)) {
-      std::uint32_t r = textio::parse_json(text, tree_, src_);
-      if (r != DocTree::kNone) root = DocRef(&tree_, r);
-    } else {
-      try {
-        YAML::Node doc = YAML::Load(std::string(text));
-        root = DocRef(&tree_, textio::copy_yaml(doc, tree_, src_));
-      } catch (const YAML::DeepRecursion& e) {
-        // yaml-cpp's own nesting bound (about 500 levels) says only "bad file".
-        src_.fail(src_.loc(e.mark), "malformed YAML/JSON: values nested too deeply");
-      } catch (const YAML::Exception& e) {
-        src_.fail(src_.loc(e.mark), "malformed YAML/JSON: " + e.msg);
-      }
-    }
-    if (!root.is_map())
-      src_.fail(root.is_null() ? SourceLoc{src_.file, 1, 1} : src_.loc(root),
-                "expected a mapping with a `nodes:` list (and optional `inputs:`, `outputs:`)");
-    auto top = textio::yaml_entries(root, src_, "graph");
-    const DocRef *nodes = nullptr, *inputs = nullptr, *outputs = nullptr, *props = nullptr;
-    for (const YamlEntry& e : top) {
-      if (e.key == "nodes") nodes = &e.value;
-      else if (e.key == "inputs") inputs = &e.value;
-      else if (e.key == "outputs") outputs = &e.value;
-      else if (e.key == "properties") props = &e.value;
-      else src_.fail(e.key_node, "unknown key '" + e.key + "' (expected nodes, inputs, outputs, properties)");
-    }
-    if (!nodes) src_.fail(root, "the graph has no `nodes:` list");
-    if (!nodes->is_seq()) src_.fail(*nodes, "`nodes` must be a list of nodes");
-    std::vector<std::string> input_ops;  // Input nodes in file order, for a missing `inputs`
-    builder_.reserve(nodes->size());
-    for (const auto& n : *nodes) {
-      PendingNode p = node(n);
-      if (p.op == ops::kInput) input_ops.push_back(p.id);
-      builder_.add_node(std::move(p));
-    }
-    if (inputs) {
-      for (const auto& r : list(*inputs, [] { return std::string("`inputs`"); })) {
-        PendingRef ref = value_ref(r, [] { return std::string("a graph input"); });
-        // A graph input need not be listed among the nodes: it is then an Input node.
-        if (!builder_.has_node(ref.name)) {
-          PendingNode in;
-          in.id = ref.name;
-          in.op = std::string(ops::kInput);
-          in.loc = ref.loc;
-          builder_.add_node(std::move(in));
-        }
-        builder_.add_graph_input(std::move(ref));
-      }
-    } else {
-      for (const auto& id : input_ops) builder_.add_graph_input(PendingRef{id, -1, false, {}});
-    }
-    if (outputs)
-      for (const auto& r : list(*outputs, [] { return std::string("`outputs`"); })) builder_.add_graph_output(value_ref(r, [] { return std::string("a graph output"); }));
-    Graph g = builder_.build(src_.file);
-    if (props)
-      for (const YamlEntry& e : textio::yaml_entries(*props, src_, "properties"))
-        g.properties().set(e.key, textio::yaml_attr_value(e.value, src_, "property '" + e.key + "'"));
-    return g;
-  }
-
-  const YamlSource& source() const { return src_; }
-
- private:
-  // The `what` arguments below name the value in an error and are called only then: building
-  // those strings for every value of a 10^6 node file cost a tenth of its load.
-  template <class What>
-  const DocRef& list(const DocRef& n, const What& what) {
-    if (!n.is_seq()) src_.fail(n, what() + " must be a list");
-    return n;
-  }
-
-  template <class What>
-  std::string name(const DocRef& n, const What& what) {
-    if (n.is_scalar() && !n.scalar().empty()) return std::string(n.scalar());
-    return textio::yaml_name(n, src_, what());  // fails, with yaml_name's message
-  }
-
-  template <class What>
-  PendingRef value_ref(const DocRef& n, const What& what, bool may_be_absent = false) {
-    if (may_be_absent && (n.is_null() || (n.is_scalar() && n.scalar().empty())))
-      return PendingRef{"", -1, true, src_.loc(n)};
-    return PendingRef{name(n, what), -1, false, src_.loc(n)};
-  }
-
-  PendingNode node(const DocRef& n) {
-    PendingNode p;
-    p.loc = src_.loc(n);
-    if (!n.is_map()) src_.fail(n, "a node must be a mapping {id: ..., op_type: ..., inputs: [...]}");
-    auto es = textio::yaml_entries(n, src_, "node");
-    const DocRef *id = nullptr, *op = nullptr, *ins = nullptr, *outs = nullptr, *attrs = nullptr,
-                     *types = nullptr;
-    for (const YamlEntry& e : es) {
-      if (e.key == "id") id = &e.value;
-      else if (e.key == "op_type") op = &e.value;
-      else if (e.key == "inputs") ins = &e.value;
-      else if (e.key == "outputs") outs = &e.value;
-      else if (e.key == "attributes") attrs = &e.value;
-      else if (e.key == "types") types = &e.value;
-      else src_.fail(e.key_node, "node: unknown key '" + e.key + "' (expected id, op_type, inputs, outputs, attributes, types)");
-    }
-    if (!id) src_.fail(n, "node has no `id`");
-    p.id = name(*id, [] { return std::string("node id"); });
-    std::string what = "node '" + p.id + "'";
-    auto in = [&](const char* part) { return [&what, part] { return what + part; }; };
-    if (!op) src_.fail(n, what + " has no `op_type`");
-    p.op = name(*op, in(": op_type"));
-    if (ins)
-      for (const auto& r : list(*ins, in(": `inputs`"))) p.inputs.push_back(value_ref(r, in(": an input"), true));
-    if (outs) {
-      for (const auto& o : list(*outs, in(": `outputs`"))) p.output_names.push_back(name(o, in(": an output name")));
-      if (p.output_names.empty()) src_.fail(*outs, what + ": `outputs` must name at least one output");
-    }
-    if (types) {
-      const DocRef& ts = list(*types, in(": `types`"));
-      std::size_t count = std::max<std::size_t>(1, p.output_names.size());
-      if (ts.size() != count)
-        src_.fail(*types, what + ": `types` has " + std::to_string(ts.size()) + " entries for " +
-                              std::to_string(count) + " output(s)");
-      for (const auto& t : ts) p.output_types.push_back(textio::yaml_value_type(t, src_, what + ": a type"));
-    }
-    if (attrs)
-      for (const YamlEntry& e : textio::yaml_entries(*attrs, src_, what + ": attributes"))
-        p.attrs.set(e.key, textio::yaml_attr_value(e.value, src_, what + ": attribute '" + e.key + "'"));
-    return p;
-  }
-
-  static bool is_json(const std::string& file) {
-    return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
-  }
-
-  YamlSource src_;
-  DocTree tree_;
-  textio::GraphBuilder builder_;
-};
-
-}  // namespace
-
 Graph parse_graph_yaml(std::string_view text, const std::string& file) {
-  YamlReader reader(text, file);
+  if (file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0) return textio::parse_graph_json(text, file);
+  textio::YamlSource src{file, text};
+  textio::DocTree tree;
+  textio::DocRef root;
   try {
-    return reader.read(text);
-  } catch (const Error& e) {
-    // The builder's errors know only positions; show the offending line too.
-    if (!e.source_line().empty() || e.loc().file != file) throw;
-    reader.source().fail(e.loc(), e.message());
+    YAML::Node doc = YAML::Load(std::string(text));
+    root = textio::DocRef(&tree, textio::copy_yaml(doc, tree, src));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own nesting bound (about 500 levels) says only "bad file".
+    src.fail(src.loc(e.mark), "malformed YAML/JSON: values nested too deeply");
+  } catch (const YAML::Exception& e) {
+    src.fail(src.loc(e.mark), "malformed YAML/JSON: " + e.msg);
   }
+  return textio::with_source_line(src, [&] { return textio::GraphDocReader(src).read(root); });
 }
 
 }  // namespace graphfuse

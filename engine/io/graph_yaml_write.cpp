@@ -1,5 +1,6 @@
-// The YAML and JSON graph writers: one node per line in topological order, keys in a fixed
-// order, attributes in the graph's order, so the same graph always gives the same bytes.
+// The YAML graph writer: one node per line in topological order, keys in a fixed order,
+// attributes in the graph's order, so the same graph always gives the same bytes. (JSON has
+// its own writer, graph_json_write.cpp, with the same layout.)
 #include <algorithm>
 
 #include "graphfuse/io.h"
@@ -33,7 +34,7 @@ bool yaml_plain_ok(std::string_view s) {
 
 class Writer {
  public:
-  Writer(const Graph& g, bool json) : g_(g), json_(json), words_(json ? textio::kJsonWords : textio::kYamlWords) {}
+  explicit Writer(const Graph& g) : g_(g), words_(textio::kYamlWords) {}
 
   std::string write() {
     std::vector<std::string> ins, outs;
@@ -43,27 +44,15 @@ class Writer {
     for (NodeId n : textio::write_order(g_)) nodes.push_back(textio::at_node(g_, g_.node(n), [&] { return node(n); }));
     std::string props;
     if (!g_.properties().empty()) props = attributes(g_.properties(), "graph properties");
-    std::string out;
-    if (json_) {
-      out += "{\n  \"inputs\": " + list(ins) + ",\n  \"outputs\": " + list(outs) + ",\n";
-      if (!props.empty()) out += "  \"properties\": " + props + ",\n";
-      out += "  \"nodes\": [";
-      for (std::size_t i = 0; i < nodes.size(); ++i) out += (i ? ",\n    " : "\n    ") + nodes[i];
-      out += nodes.empty() ? "]\n}\n" : "\n  ]\n}\n";
-    } else {
-      out += "inputs: " + list(ins) + "\noutputs: " + list(outs) + "\n";
-      if (!props.empty()) out += "properties: " + props + "\n";
-      out += nodes.empty() ? "nodes: []\n" : "nodes:\n";
-      for (const auto& n : nodes) out += "  - " + n + "\n";
-    }
+    std::string out = "inputs: " + list(ins) + "\noutputs: " + list(outs) + "\n";
+    if (!props.empty()) out += "properties: " + props + "\n";
+    out += nodes.empty() ? "nodes: []\n" : "nodes:\n";
+    for (const auto& n : nodes) out += "  - " + n + "\n";
     return out;
   }
 
  private:
-  std::string str(std::string_view s) const {
-    if (json_) return textio::quote_string(s, true);
-    return yaml_plain_ok(s) ? std::string(s) : textio::quote_string(s);
-  }
+  std::string str(std::string_view s) const { return yaml_plain_ok(s) ? std::string(s) : textio::quote_string(s); }
 
   std::string key(std::string_view k) const { return str(k) + ": "; }
 
@@ -160,13 +149,11 @@ class Writer {
   }
 
   const Graph& g_;
-  bool json_;
   const textio::FloatWords& words_;
 };
 
 }  // namespace
 
-std::string write_graph_yaml(const Graph& g) { return Writer(g, false).write(); }
-std::string write_graph_json(const Graph& g) { return Writer(g, true).write(); }
+std::string write_graph_yaml(const Graph& g) { return Writer(g).write(); }
 
 }  // namespace graphfuse

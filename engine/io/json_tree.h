@@ -1,19 +1,56 @@
-// Internal to io: a small position-carrying value tree (null, scalar, list, mapping) that both
-// graph readers produce - the JSON reader straight from the file bytes, the YAML reader by
-// copying yaml-cpp's nodes - so the graph schema and the attribute typing rules (yaml_values.h)
-// are written once. It is flat (nodes in fixed chunks, siblings linked by index) because a 10^6
-// node graph has ~10^7 values and a node-per-allocation tree costs more than the parse.
+// Internal to io: a small position-carrying value tree (null, scalar, list, mapping) that the
+// graph schema reader (graph_doc_read.h) and the attribute typing rules (yaml_values.h) work
+// on, so both are written once for YAML and JSON. The YAML reader copies a whole yaml-cpp
+// document into one; the JSON reader (graph_json_read.cpp) fills one per graph node from
+// simdjson and clears it for the next. It is flat (nodes in fixed chunks, siblings linked by
+// index) because a document has ~10 values per graph node and a node-per-allocation tree
+// costs more than the parse.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace graphfuse::textio {
+
+/// Line and column (0-based, in bytes) of byte offsets into one text. Asked in increasing
+/// order (a JSON reader's values) each answer costs only the bytes since the last one, so
+/// positions need no per-value line bookkeeping while parsing.
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view text = {}) : text_(text) {}
+
+  std::pair<int, int> at(std::size_t offset) {
+    if (offset > text_.size()) offset = text_.size();
+    const char* t = text_.data();
+    if (offset >= off_) {
+      for (const char* p = t + off_; (p = static_cast<const char*>(std::memchr(p, '\n', t + offset - p)));) {
+        ++line_;
+        start_ = static_cast<std::size_t>(++p - t);
+      }
+    } else {
+      for (const char* p = t + offset; (p = static_cast<const char*>(std::memchr(p, '\n', t + off_ - p))); ++p)
+        --line_;
+      if (start_ > offset) {  // went back past a line start: find this line's start
+        start_ = offset;
+        while (start_ > 0 && t[start_ - 1] != '\n') --start_;
+      }
+    }
+    off_ = offset;
+    return {clamp(line_), clamp(offset - start_)};
+  }
+
+ private:
+  static int clamp(std::size_t v) { return v > 0x7fffffffu ? 0x7fffffff : static_cast<int>(v); }
+  std::string_view text_;
+  std::size_t off_ = 0, line_ = 0, start_ = 0;
+};
 
 class DocTree {
  public:
@@ -24,29 +61,45 @@ class DocTree {
   static constexpr std::uint32_t kNone = 0xffffffffu;
   /// Indices are 32-bit: the readers stop before a document reaches this many values.
   static constexpr std::uint32_t kMaxValues = 0xfffffff0u;
+  /// A node's position: line and column (yaml-cpp's marks) or, once offsets() is set, a
+  /// byte offset into the text whose lines that cursor counts.
+  static constexpr std::uint64_t kNoPos = ~std::uint64_t{0};
+  static constexpr std::uint64_t at_line(std::int32_t line, std::int32_t column) {
+    return line < 0 ? kNoPos : std::uint64_t(std::uint32_t(line)) << 32 | std::uint32_t(column < 0 ? 0 : column);
+  }
 
   struct Node {
     std::string_view text;  ///< a scalar's text (into the source or strings_)
-    std::int32_t line = -1, column = -1;  ///< 0-based like yaml-cpp's marks; -1 unknown
+    std::uint64_t pos = kNoPos;
     std::uint32_t first = kNone, last = kNone, next = kNone;  ///< children, sibling link
     std::uint32_t count = 0;  ///< children (a mapping has key, value, key, value, ...)
     Kind kind = Kind::Null;
     Style style = Style::Plain;
   };
 
+  /// Positions are byte offsets whose line and column `cursor` computes (when a message
+  /// or a node's location asks); it must outlive the tree.
+  void offsets(LineCursor* cursor) { cursor_ = cursor; }
+
   /// Appends a node with no parent; returns its index.
-  std::uint32_t add(Kind kind, std::int32_t line, std::int32_t column) {
-    if ((size_ & (kChunk - 1)) == 0) {
+  std::uint32_t add(Kind kind, std::uint64_t pos) {
+    if ((size_ & (kChunk - 1)) == 0 && (size_ >> kChunkBits) == chunks_.size()) {
       chunks_.emplace_back();
       if (size_ != 0) chunks_.back().reserve(kChunk);  // later chunks: full size, never regrown
     }
-    Node& n = chunks_.back().emplace_back();
+    Node& n = chunks_[size_ >> kChunkBits].emplace_back();
     n.kind = kind;
-    n.line = line;
-    n.column = column;
+    n.pos = pos;
     return size_++;
   }
   std::uint32_t size() const { return size_; }
+  /// Empties the tree, keeping its memory for the next document (the JSON reader's per-node use).
+  void clear() {
+    for (auto& c : chunks_) c.clear();
+    size_ = 0;
+    strings_.clear();
+    tags_.clear();
+  }
   /// Links `child` as the last child of `parent`.
   void append(std::uint32_t parent, std::uint32_t child) {
     Node& p = node(parent);
@@ -63,6 +116,14 @@ class DocTree {
   }
   const std::string& tag(std::uint32_t node) const { return tags_.at(node); }
 
+  /// 0-based line and column of node i; {-1, -1} when unknown.
+  std::pair<int, int> line_column(std::uint32_t i) const {
+    std::uint64_t pos = node(i).pos;
+    if (pos == kNoPos) return {-1, -1};
+    if (cursor_) return cursor_->at(pos);
+    return {static_cast<int>(pos >> 32), static_cast<int>(pos & 0xffffffffu)};
+  }
+
   Node& node(std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const Node& node(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
 
@@ -76,6 +137,7 @@ class DocTree {
   std::uint32_t size_ = 0;
   std::deque<std::string> strings_;  // deque: views into the strings stay valid
   std::unordered_map<std::uint32_t, std::string> tags_;
+  LineCursor* cursor_ = nullptr;
 };
 
 /// A handle on one node of a DocTree (cheap to copy). A default DocRef is a null value.
@@ -91,8 +153,8 @@ class DocRef {
   std::string_view scalar() const { return tree_ ? n().text : std::string_view(); }
   DocTree::Style style() const { return tree_ ? n().style : DocTree::Style::Plain; }
   const std::string& tag() const { return tree_->tag(index_); }
-  int line() const { return tree_ ? n().line : -1; }
-  int column() const { return tree_ ? n().column : -1; }
+  /// 0-based line and column; {-1, -1} when unknown.
+  std::pair<int, int> line_column() const { return tree_ ? tree_->line_column(index_) : std::pair{-1, -1}; }
   /// Children of a list; key, value, key, value, ... of a mapping.
   std::size_t size() const { return tree_ ? n().count : 0; }
 

@@ -16,17 +16,22 @@ namespace graphfuse::textio {
 namespace {
 
 /// Reads `s` the way every reader does (as a double) and narrows; true when it gives `f` back.
-bool reads_back(const std::string& s, float f) {
+bool reads_back(const char* s, const char* end, float f) {
   double d = 0;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), d);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+  auto r = std::from_chars(s, end, d);
+  if (r.ec != std::errc() || r.ptr != end) return false;
   auto g = static_cast<float>(d);
   return std::memcmp(&g, &f, sizeof f) == 0;
 }
 
-std::string floatify(std::string s) {
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
+/// Appends ".0" in [buf, end) when the number has no '.' or exponent; returns the new end
+/// (buf has room for 2 more).
+char* floatify(char* buf, char* end) {
+  for (char* p = buf; p != end; ++p)
+    if (*p == '.' || *p == 'e' || *p == 'E') return end;
+  *end++ = '.';
+  *end++ = '0';
+  return end;
 }
 
 // IEEE half and bfloat16 <-> float. Half rounds to nearest even, so a value that came from
@@ -97,18 +102,19 @@ void append_ints(std::string& out, const Tensor& t) {
     T v;
     std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
     if (i) out += ", ";
-    out += std::to_string(v);
+    char buf[24];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
   }
 }
 
-template <class T, class Decode>
-void append_floats(std::string& out, const Tensor& t, const FloatWords& w, Decode decode) {
+template <class T, class Append>
+void append_floats(std::string& out, const Tensor& t, const FloatWords& w, Append append) {
   const char* p = t.data->data();
   for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) {
     T v;
     std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
     if (i) out += ", ";
-    out += decode(v, w);
+    append(out, v, w);
   }
 }
 
@@ -167,25 +173,39 @@ std::vector<NodeId> write_order(const Graph& g) {
   return order;
 }
 
-std::string format_float(float f, const FloatWords& words) {
-  if (std::isnan(f)) return words.nan;
-  if (std::isinf(f)) return f < 0 ? words.neg_inf : words.inf;
+void append_float(std::string& out, float f, const FloatWords& words) {
+  if (std::isnan(f)) return out.append(words.nan), void();
+  if (std::isinf(f)) return out.append(f < 0 ? words.neg_inf : words.inf), void();
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, f);
-  std::string s = floatify(std::string(buf, r.ptr));
-  if (reads_back(s, f)) return s;
+  char* end = floatify(buf, std::to_chars(buf, buf + sizeof buf - 2, f).ptr);
   // Double rounding (decimal -> double -> float) can miss by one ulp in rare cases; the
   // double's own shortest form always narrows back exactly.
-  r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(f));
-  return floatify(std::string(buf, r.ptr));
+  if (!reads_back(buf, end, f)) end = floatify(buf, std::to_chars(buf, buf + sizeof buf - 2, static_cast<double>(f)).ptr);
+  out.append(buf, end);
+}
+
+void append_double(std::string& out, double d, const FloatWords& words) {
+  if (std::isnan(d)) return out.append(words.nan), void();
+  if (std::isinf(d)) return out.append(d < 0 ? words.neg_inf : words.inf), void();
+  char buf[64];
+  out.append(buf, floatify(buf, std::to_chars(buf, buf + sizeof buf - 2, d).ptr));
+}
+
+void append_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string format_float(float f, const FloatWords& words) {
+  std::string s;
+  append_float(s, f, words);
+  return s;
 }
 
 std::string format_double(double d, const FloatWords& words) {
-  if (std::isnan(d)) return words.nan;
-  if (std::isinf(d)) return d < 0 ? words.neg_inf : words.inf;
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
-  return floatify(std::string(buf, r.ptr));
+  std::string s;
+  append_double(s, d, words);
+  return s;
 }
 
 void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords& w,
@@ -197,18 +217,16 @@ void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords&
                 " (" + std::to_string(static_cast<int>(t.dtype)) + ") as text");
   if (t.num_elements() < 0 || t.data->size() != static_cast<std::size_t>(t.num_elements()) * size)
     throw Error(what + ": tensor data size does not match its shape");
-  auto f32 = [](float v, const FloatWords& w) { return format_float(v, w); };
   switch (t.dtype) {
-    case DType::Float32: return append_floats<float>(out, t, w, f32);
-    case DType::Float64:
-      return append_floats<double>(out, t, w, [](double v, const FloatWords& w) { return format_double(v, w); });
+    case DType::Float32: return append_floats<float>(out, t, w, append_float);
+    case DType::Float64: return append_floats<double>(out, t, w, append_double);
     case DType::Float16:
-      return append_floats<std::uint16_t>(out, t, w, [](std::uint16_t v, const FloatWords& w) {
-        return format_float(half_to_float(v), w);
+      return append_floats<std::uint16_t>(out, t, w, [](std::string& o, std::uint16_t v, const FloatWords& w) {
+        append_float(o, half_to_float(v), w);
       });
     case DType::BFloat16:
-      return append_floats<std::uint16_t>(out, t, w, [](std::uint16_t v, const FloatWords& w) {
-        return format_float(bf16_to_float(v), w);
+      return append_floats<std::uint16_t>(out, t, w, [](std::string& o, std::uint16_t v, const FloatWords& w) {
+        append_float(o, bf16_to_float(v), w);
       });
     case DType::Int8: return append_ints<std::int8_t>(out, t);
     case DType::Int16: return append_ints<std::int16_t>(out, t);
@@ -233,7 +251,10 @@ void append_tensor_elements(std::string& out, const Tensor& t, const FloatWords&
     case DType::Bool: {
       // A bool byte other than 0/1 (from ONNX or .gfb) is true; the readers take only 0 and 1.
       const char* p = t.data->data();
-      for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) out += (i ? ", " : "") + std::string(p[i] ? "1" : "0");
+      for (std::int64_t i = 0, n = t.num_elements(); i < n; ++i) {
+        if (i) out += ", ";
+        out += p[i] ? '1' : '0';
+      }
       return;
     }
     default: throw Error(what + ": cannot write this tensor element type as text");
@@ -400,10 +421,15 @@ bool base64_decode(std::string_view text, std::string& out) {
   return true;
 }
 
-std::string quote_string(std::string_view s, bool json, char quote) {
+void append_escaped(std::string& out, std::string_view s, bool json, char quote) {
   static constexpr char hex[] = "0123456789abcdef";
-  std::string out(1, quote);
-  for (char c : s) {
+  auto plain = [quote](unsigned char u) { return u >= 0x20 && u != 0x7f && u != static_cast<unsigned char>(quote) && u != '\\'; };
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t run = i;  // copy runs of plain bytes whole
+    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    out.append(s.data() + i, run - i);
+    if (run == s.size()) return;
+    char c = s[run];
     auto u = static_cast<unsigned char>(c);
     if (c == quote || c == '\\') {
       out += '\\';
@@ -414,15 +440,26 @@ std::string quote_string(std::string_view s, bool json, char quote) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
+    } else {
       out += json ? "\\u00" : "\\x";
       out += hex[u >> 4];
       out += hex[u & 15];
-    } else {
-      out += c;
     }
+    i = run + 1;
   }
-  return out + quote;
+}
+
+void append_quoted(std::string& out, std::string_view s, bool json, char quote) {
+  out += quote;
+  append_escaped(out, s, json, quote);
+  out += quote;
+}
+
+std::string quote_string(std::string_view s, bool json, char quote) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_quoted(out, s, json, quote);
+  return out;
 }
 
 }  // namespace graphfuse::textio

@@ -35,6 +35,12 @@ inline constexpr FloatWords kJsonWords{"Infinity", "-Infinity", "NaN"};
 std::string format_float(float f, const FloatWords& words);
 /// Same for a double.
 std::string format_double(double d, const FloatWords& words);
+/// format_float / format_double appended to `out`, with no allocation of their own (the
+/// JSON writer formats millions of values).
+void append_float(std::string& out, float f, const FloatWords& words);
+void append_double(std::string& out, double d, const FloatWords& words);
+/// An integer appended to `out` (std::to_chars, no allocation).
+void append_int(std::string& out, std::int64_t v);
 
 /// Appends a tensor's elements, comma-separated, in the format's number spelling.
 /// Throws Error (naming `what`) when the element type cannot be written as numbers.
@@ -106,6 +112,10 @@ bool base64_decode(std::string_view text, std::string& out);
 /// with the quote, \\, \n, \t, \r escaped and other control bytes as \xHH (YAML / .graph) or,
 /// when `json`, \u00HH.
 std::string quote_string(std::string_view s, bool json = false, char quote = '"');
+/// quote_string appended to `out`.
+void append_quoted(std::string& out, std::string_view s, bool json = false, char quote = '"');
+/// quote_string's escaping of `s` appended to `out`, without the quotes.
+void append_escaped(std::string& out, std::string_view s, bool json = false, char quote = '"');
 
 /// Narrows a double read from a file to a float32 attribute; false when a finite value
 /// does not fit in float32.

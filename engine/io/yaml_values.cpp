@@ -19,8 +19,9 @@ SourceLoc YamlSource::loc(const YAML::Mark& m) const {
 }
 
 SourceLoc YamlSource::loc(const DocRef& n) const {
-  if (n.line() < 0) return SourceLoc{file};
-  return SourceLoc{file, n.line() + 1, n.column() + 1};
+  auto [line, column] = n.line_column();
+  if (line < 0) return SourceLoc{file};
+  return SourceLoc{file, line + 1, column + 1};
 }
 
 void YamlSource::fail(const SourceLoc& at, const std::string& msg) const {
@@ -57,7 +58,7 @@ std::uint32_t YamlCopy::copy(const YAML::Node& n, int depth) {
                        : n.IsSequence() ? DocTree::Kind::Seq
                        : n.IsScalar()   ? DocTree::Kind::Scalar
                                         : DocTree::Kind::Null;
-  std::uint32_t self = tree.add(kind, m.line, m.column);
+  std::uint32_t self = tree.add(kind, DocTree::at_line(m.line, m.column));
   if (kind == DocTree::Kind::Scalar) {
     tree.node(self).text = tree.keep(n.Scalar());
     // yaml-cpp's tags: "?" a plain scalar, "!" a quoted one, anything else written out.

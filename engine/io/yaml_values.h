@@ -1,6 +1,6 @@
 // Internal to io: typed attribute values, tensors and value types from a DocTree (YAML files
-// copied from yaml-cpp's nodes, JSON files from json_parse.h: one set of typing rules for
-// both), with errors at the value's file:line:column.
+// copied from yaml-cpp's nodes, JSON values from simdjson: one set of typing rules for both),
+// with errors at the value's file:line:column.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

@@ -1,10 +1,16 @@
-// The JSON graph reader (engine/io/json_parse.cpp): a .json file goes through our own parser,
-// any other name through yaml-cpp. JSON is YAML, so the same text read both ways must give
-// the same graph and the same errors at the same file:line:column; plus the JSON syntax
-// errors of our parser.
+// The JSON graph reader (engine/io/graph_json_read.cpp, on simdjson): a .json file goes
+// through it, any other name through yaml-cpp. JSON is YAML, so the same text read both ways
+// must give the same graph and the same errors at the same file:line:column; plus the JSON
+// syntax errors (engine/io/json_syntax.cpp), the bytes simdjson refuses, and the writer's
+// golden output.
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "graphfuse/io.h"
+#include "json_golden.h"
 
 using namespace graphfuse;
 
@@ -107,4 +113,89 @@ TEST(IoJson, YamlTagsSurviveTheTreeCopy) {
   EXPECT_EQ(*a.get_if<std::string>("s"), "5");
   EXPECT_EQ(*a.get_if<std::string>("q"), "6");
   EXPECT_EQ(*a.get_if<std::int64_t>("i"), 7);
+}
+
+TEST(IoJson, ASyntaxErrorAnywhereComesBeforeSchemaErrors) {
+  // The reader stops at the first schema error (node 'b' below) but reports what reading the
+  // whole file first would: the syntax error further on, or the top-level key after `nodes`.
+  auto err = [](const std::string& t) {
+    std::string e = error_of(t, "g.json");
+    return e.substr(0, e.find(" | "));
+  };
+  EXPECT_EQ(err("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"Input\"}, {\"id\": \"b\"},\n {\"id\": \"c\" \"op_type\": \"X\"}]}"),
+            "g.json:2:13: malformed YAML/JSON: expected ',' or '}' after a mapping entry");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"b\"}], \"zzz\": 1}"),
+            "g.json:1:26: unknown key 'zzz' (expected nodes, inputs, outputs, properties) | {\"nodes\": [{\"id\": \"b\"}], \"zzz\": 1}");
+  EXPECT_EQ(both_error("{\"nodes\": [{\"id\": \"b\"}], \"nodes\": []}"),
+            "g.json:1:26: graph: duplicate key 'nodes' | {\"nodes\": [{\"id\": \"b\"}], \"nodes\": []}");
+  // Within a node: a duplicate key before an unknown one, as the whole-mapping check finds it.
+  EXPECT_EQ(both_error("{\"nodes\": [{\"zzz\": 1, \"id\": \"a\", \"id\": \"b\"}]}").substr(0, 37),
+            "g.json:1:34: node: duplicate key 'id'");
+  // Keys and values with escapes, and numbers as names, read as through yaml-cpp.
+  Graph g = parse_graph_yaml("{\"nodes\": [{\"i\\u0064\": 5, \"op_type\": \"In\\u0070ut\"}, {\"id\": \"r\", \"op_type\": \"Relu\", "
+                             "\"inputs\": [\"5\"], \"attributes\": {\"k\\n\": \"v\\t\", \"n\": [1, 2.5]}}]}",
+                             "e.json");
+  EXPECT_EQ(write_graph_json(g), write_graph_json(parse_graph_yaml(write_graph_json(g), "e.yaml")));
+  EXPECT_EQ(*g.node(*g.find("r")).attrs.get_if<std::string>("k\n"), "v\t");
+}
+
+TEST(IoJson, BytesSimdjsonRefusesStillRead) {
+  // simdjson takes only UTF-8 without control characters in strings; graphfuse's JSON holds
+  // any bytes (names from ONNX or .gfb) and tabs in strings, as before.
+  const std::string odd = std::string("a\xff\xc3(\x80z", 7);
+  const std::string marked_range = "\xf4\x8f\xbc\x80";  // U+10FF00, the marks' own range
+  std::string text = "{\"nodes\": [{\"id\": \"" + odd + "\", \"op_type\": \"Input\"},\n"
+                     "  {\"id\": \"t\\u0041b\tc" + marked_range + "\", \"op_type\": \"R\", \"inputs\": [\"" + odd +
+                     "\"], \"attributes\": {\"w\": b" + odd + "}}]}";
+  Graph g = parse_graph_yaml(text, "m.json");
+  ASSERT_TRUE(g.find(odd));
+  NodeId t = *g.find("tAb\tc" + marked_range);
+  EXPECT_EQ(*g.node(t).attrs.get_if<std::string>("w"), "b" + odd);
+  EXPECT_EQ(g.node(t).loc.str(), "m.json:2:3");
+  // Positions after such bytes are the file's.
+  std::string bad = text;
+  bad.replace(bad.find("\"R\""), 3, "\"R\", \"q\": 1");
+  EXPECT_EQ(error_of(bad, "m.json").substr(0, 34), "m.json:2:44: node: unknown key 'q'");
+  std::string j = write_graph_json(g);
+  EXPECT_EQ(write_graph_json(parse_graph_yaml(j, "w.json")), j);
+}
+
+TEST(IoJson, WriterGoldenAndThreadCountIndependent) {
+  // The writer's bytes are those it wrote before it was rewritten for speed (one buffer,
+  // std::to_chars, chunks in parallel): a small graph with every kind of value, and the
+  // fingerprint of a 40,000-node one (several chunks).
+  std::ifstream in(GRAPHFUSE_SOURCE_DIR "/tests/unit/data/json_writer_golden.json", std::ios::binary);
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(write_graph_json(golden_graph(23)), golden.str());
+  Graph big = golden_graph(40000);
+  std::string j = write_graph_json(big);
+  EXPECT_EQ(j.size(), 6541159u);
+  EXPECT_EQ(fnv1a(j), 7227156937201761652ull);
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    EXPECT_EQ(write_graph_json(big), j);
+  }
+  EXPECT_EQ(write_graph_json(parse_graph_yaml(j, "big.json")), j);
+}
+
+TEST(IoJson, WriterReportsTheFirstBadNodeInOrder) {
+  // Chunks are written in parallel; the error is still the first node's in write order.
+  Graph g = golden_graph(20000);
+  Tensor t;
+  t.dtype = DType::UInt64;
+  t.shape = {1};
+  std::uint64_t big = ~0ull;
+  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(&big), 8);
+  for (const char* id : {"n19000", "n9001"}) {
+    Attributes a = g.node(*g.find(id)).attrs;
+    a.set("u", t);
+    g.set_attrs(*g.find(id), a);
+  }
+  try {
+    write_graph_json(g);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'n9001', attribute 'u': uint64 element 0"), std::string::npos) << e.what();
+  }
 }

@@ -1,0 +1,22 @@
+// Internal to io: the JSON graph reader and writer (graph_json_read.cpp, graph_json_write.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "graphfuse/graph.h"
+
+namespace graphfuse::textio {
+
+/// Bytes past a JSON text's end that the reader may read (simdjson's SIMDJSON_PADDING):
+/// a caller that has them (read_file reserves them) spares the reader a copy of the file.
+inline constexpr std::size_t kJsonPadding = 64;
+
+/// Reads a JSON graph file (the schema of docs/graph-formats.md) with simdjson's On-Demand
+/// API, node by node into the graph builder. `readable` is how many bytes from text.data()
+/// may be read: with kJsonPadding past the end the text is parsed in place, else copied.
+/// Errors as parse_graph_yaml's, at file:line:column.
+Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable = 0);
+
+}  // namespace graphfuse::textio

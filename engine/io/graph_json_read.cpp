@@ -1,0 +1,402 @@
+// The JSON graph reader: simdjson's On-Demand API walks the file once, and each element of
+// `nodes` becomes a small DocTree (cleared for the next) that the schema reader shared with
+// YAML (graph_doc_read.h) checks and hands to the graph builder; no whole-file value tree.
+// Scalars are taken as their raw text and typed by the YAML rules (yaml_values.h), as the
+// writer's NaN/Infinity need; positions are byte offsets, turned into line:column only for
+// a node's location or an error.
+//
+// Errors come out as if the file were parsed whole before its schema was checked: when the
+// walk stops (simdjson refuses the text, or the schema does), the slow path checks the whole
+// text's syntax (json_syntax.h: the first syntax error wins, with its message and position)
+// and then reads the whole document into one tree, whose schema errors come in the order of
+// that whole-document reading. Files simdjson refuses that graphfuse reads (bytes that are
+// not UTF-8, control characters in strings) go through a marked copy (MarkedBytes).
+#include <simdjson.h>
+
+#include <optional>
+
+#include "graph_doc_read.h"
+#include "graph_json.h"
+#include "json_syntax.h"
+
+namespace graphfuse::textio {
+
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+/// The walk cannot go on: simdjson's error (or SUCCESS when the text is fine but not in the
+/// shape the walk takes, e.g. a root that is no mapping); the slow path says what is wrong.
+struct Stop {
+  simdjson::error_code code = simdjson::SUCCESS;
+};
+
+template <class T>
+T take(simdjson::simdjson_result<T>&& r) {
+  T out;
+  if (auto err = std::move(r).get(out)) throw Stop{err};
+  return out;
+}
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim_end(std::string_view s) {
+  while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// A text simdjson can parse in place: the caller's bytes when they have the padding, else a copy.
+class Padded {
+ public:
+  Padded(std::string_view text, std::size_t readable) {
+    if (readable >= text.size() + simdjson::SIMDJSON_PADDING) {
+      view_ = text;
+    } else {
+      copy_ = simdjson::padded_string(text);
+      view_ = std::string_view(copy_.data(), copy_.size());
+    }
+  }
+  std::string_view view() const { return view_; }
+  simdjson::padded_string_view padded() const {
+    return simdjson::padded_string_view(view_.data(), view_.size(), view_.size() + simdjson::SIMDJSON_PADDING);
+  }
+
+ private:
+  simdjson::padded_string copy_;
+  std::string_view view_;
+};
+
+/// One reading of the document, fast (node by node) or whole.
+class JsonWalk {
+ public:
+  JsonWalk(const Padded& text, const MarkedBytes* marks, const YamlSource& src)
+      : padded_(text), text_(text.view()), marks_(marks), src_(src), node_cursor_(src.text), top_cursor_(src.text),
+        doc_reader_(src) {
+    // Two cursors, each asked in increasing order: the nodes', and the top-level values'
+    // (the writer puts inputs and outputs before the nodes).
+    node_tree_.offsets(&node_cursor_);
+    top_tree_.offsets(&top_cursor_);
+  }
+
+  /// Node by node; throws Stop or Error where the slow path must say what is wrong.
+  Graph fast() {
+    start();
+    std::string_view first = trim_end(take(doc_.raw_json_token()));
+    if (first.empty() || first[0] != '{') throw Stop{};
+    od::object root = take(doc_.get_object());
+    std::optional<DocRef> inputs, outputs, props;
+    bool nodes = false;
+    for (auto field : root) {
+      od::field f = take(std::move(field));
+      od::value v = f.value();
+      std::string_view key = key_text(f, v);
+      if (key == "nodes" && !nodes) {
+        nodes = true;
+        read_nodes(v);
+        continue;
+      }
+      std::optional<DocRef>* slot = key == "inputs" ? &inputs : key == "outputs" ? &outputs
+                                  : key == "properties" ? &props : nullptr;
+      if (!slot || *slot) throw Stop{};  // an unknown or repeated key: the whole-document reading names it
+      *slot = DocRef(&top_tree_, convert(top_tree_, v, 1));
+    }
+    at_end();
+    if (!nodes) throw Stop{};
+    return doc_reader_.finish(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
+  }
+
+  /// The whole document into one tree, read as the YAML reader reads its documents.
+  Graph whole() {
+    DocRef root;
+    if (text_.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+      start();
+      od::value v = take(doc_.get_value());
+      root = DocRef(&top_tree_, convert(top_tree_, v, 0));
+      at_end();
+    }
+    return doc_reader_.read(root);
+  }
+
+ private:
+  void start() {
+    // Deeper than graphfuse's limit: convert() stops there and the slow path reports it.
+    if (auto err = parser_.allocate(text_.size(), kMaxNesting + 8)) throw Stop{err};
+    if (auto err = parser_.iterate(padded_.padded()).get(doc_)) throw Stop{err};
+  }
+
+  void at_end() {
+    const char* rest = nullptr;
+    if (!doc_.current_location().get(rest)) throw Stop{};  // text after the top-level value
+  }
+
+  void read_nodes(od::value& v) {
+    std::string_view first = trim_end(v.raw_json_token());
+    if (first.empty() || first[0] != '[') throw Stop{};
+    od::array nodes = take(v.get_array());
+    doc_reader_.reserve(take(nodes.count_elements()));
+    for (auto element : nodes) {
+      od::value n = take(std::move(element));
+      node_tree_.clear();
+      read_node(n);
+    }
+  }
+
+  SourceLoc loc(const char* p) {
+    auto [line, column] = node_cursor_.at(offset(p));
+    return SourceLoc{src_.file, line + 1, column + 1};
+  }
+
+  /// A scalar's text (a view into the file, or decoded into node_tree_); Stop for a
+  /// container or null.
+  std::string_view scalar(od::value& v, std::string_view& tok) {
+    tok = trim_end(v.raw_json_token());
+    if (tok.empty() || tok[0] == '{' || tok[0] == '[' || tok == "null") throw Stop{};
+    if (tok[0] == '"') {
+      if (tok.size() < 2 || tok.back() != '"') throw Stop{};
+      return string_text(tok.substr(1, tok.size() - 2), node_tree_);
+    }
+    if (marks_ && MarkedBytes::has_mark(tok)) {
+      std::string s;
+      MarkedBytes::restore(tok, s);
+      return node_tree_.keep(std::move(s));
+    }
+    return tok;
+  }
+
+  /// A name (id, op type, output name): a non-empty scalar.
+  std::string name(od::value& v) {
+    std::string_view tok;
+    std::string_view text = scalar(v, tok);
+    if (text.empty()) throw Stop{};
+    return std::string(text);
+  }
+
+  /// One element of `nodes`, read straight into a PendingNode with the schema reader's
+  /// rules (GraphDocReader::node): id, op_type and the names are taken here, types and
+  /// attribute values go through a DocTree and the YAML typing rules. Whatever those rules
+  /// would refuse stops the walk, and the slow path reports it with its message; `what` is
+  /// not needed until then.
+  void read_node(od::value& v) {
+    static const std::string kLater;  // the slow path names the value
+    std::string_view tok = trim_end(v.raw_json_token());
+    if (tok.empty() || tok[0] != '{') throw Stop{};
+    PendingNode p;
+    p.loc = loc(tok.data());
+    od::object obj = take(v.get_object());
+    unsigned seen = 0;
+    std::optional<DocRef> types;
+    for (auto field : obj) {
+      od::field f = take(std::move(field));
+      od::value fv = f.value();
+      std::string_view key = raw_key(f, fv);
+      unsigned bit = key == "id" ? 1 : key == "op_type" ? 2 : key == "inputs" ? 4 : key == "outputs" ? 8
+                   : key == "types" ? 16 : key == "attributes" ? 32 : 0;
+      if (!bit || (seen & bit)) throw Stop{};  // also an escaped key: the slow path decodes it
+      seen |= bit;
+      if (bit == 1) {
+        p.id = name(fv);
+      } else if (bit == 2) {
+        p.op = name(fv);
+      } else if (bit == 4 || bit == 8) {
+        std::string_view first = trim_end(fv.raw_json_token());
+        if (first.empty() || first[0] != '[') throw Stop{};
+        od::array arr = take(fv.get_array());
+        for (auto element : arr) {
+          od::value e = take(std::move(element));
+          if (bit == 8) {
+            p.output_names.push_back(name(e));
+            continue;
+          }
+          std::string_view etok = trim_end(e.raw_json_token());
+          if (etok == "null") {
+            p.inputs.push_back(PendingRef{"", -1, true, loc(etok.data())});
+            continue;
+          }
+          std::string_view text = scalar(e, etok);
+          p.inputs.push_back(PendingRef{std::string(text), -1, text.empty(), loc(etok.data())});
+        }
+        if (bit == 8 && p.output_names.empty()) throw Stop{};
+      } else if (bit == 16) {
+        types = DocRef(&node_tree_, convert(node_tree_, fv, 3));
+      } else {
+        std::string_view first = trim_end(fv.raw_json_token());
+        if (first.empty() || first[0] != '{') throw Stop{};
+        od::object attrs = take(fv.get_object());
+        for (auto attr : attrs) {
+          od::field a = take(std::move(attr));
+          od::value av = a.value();
+          std::string attr_name(string_text(raw_key(a, av), node_tree_));
+          if (p.attrs.has(attr_name)) throw Stop{};
+          DocRef value(&node_tree_, convert(node_tree_, av, 4));
+          p.attrs.set(std::move(attr_name), yaml_attr_value(value, src_, kLater));
+        }
+      }
+    }
+    if (!(seen & 1) || !(seen & 2)) throw Stop{};
+    if (types) {
+      if (!types->is_seq() || types->size() != std::max<std::size_t>(1, p.output_names.size())) throw Stop{};
+      for (const auto& t : *types) p.output_types.push_back(yaml_value_type(t, src_, kLater));
+    }
+    doc_reader_.add_node(std::move(p));
+  }
+
+  std::uint64_t offset(const char* p) const {
+    auto at = static_cast<std::size_t>(p - text_.data());
+    return marks_ ? marks_->original_offset(at) : at;
+  }
+
+  /// A key's raw text: between the quote simdjson points past and the quote before the ':'
+  /// that precedes the value.
+  std::string_view raw_key(od::field& f, od::value& v) {
+    const char* k = f.key().raw();
+    const char* e = v.raw_json_token().data() - 1;
+    while (is_ws(*e)) --e;  // now at ':'
+    --e;
+    while (is_ws(*e)) --e;  // now at the closing quote
+    return std::string_view(k, static_cast<std::size_t>(e - k));
+  }
+
+  std::string_view key_text(od::field& f, od::value& v) {
+    std::string_view raw = raw_key(f, v);
+    return string_text(raw, scratch_tree_);
+  }
+
+  /// A string's text from its raw text: the raw bytes themselves when nothing is escaped
+  /// or marked, else decoded into `tree`.
+  std::string_view string_text(std::string_view raw, DocTree& tree) {
+    bool marked = marks_ && MarkedBytes::has_mark(raw);
+    if (!marked && raw.find('\\') == std::string_view::npos) return raw;
+    std::string restored;
+    if (marked) {
+      MarkedBytes::restore(raw, restored);
+      raw = restored;
+    }
+    std::string s;
+    if (!json_unescape(raw, s)) throw Stop{};
+    return tree.keep(std::move(s));
+  }
+
+  std::uint32_t convert(DocTree& tree, od::value& v, int depth) {
+    if (depth > kMaxNesting) throw Stop{};
+    if (tree.size() >= DocTree::kMaxValues) throw Stop{};
+    std::string_view tok = trim_end(v.raw_json_token());
+    if (tok.empty()) throw Stop{};
+    std::uint64_t pos = offset(tok.data());
+    switch (tok[0]) {
+      case '{': {
+        std::uint32_t self = tree.add(DocTree::Kind::Map, pos);
+        od::object obj = take(v.get_object());
+        for (auto field : obj) {
+          od::field f = take(std::move(field));
+          od::value fv = f.value();
+          std::string_view raw = raw_key(f, fv);
+          std::uint32_t k = tree.add(DocTree::Kind::Scalar, offset(raw.data() - 1));
+          std::string_view text = string_text(raw, tree);
+          tree.node(k).text = text;
+          tree.node(k).style = DocTree::Style::Quoted;
+          tree.append(self, k);
+          tree.append(self, convert(tree, fv, depth + 1));
+        }
+        return self;
+      }
+      case '[': {
+        std::uint32_t self = tree.add(DocTree::Kind::Seq, pos);
+        od::array arr = take(v.get_array());
+        for (auto element : arr) {
+          od::value e = take(std::move(element));
+          tree.append(self, convert(tree, e, depth + 1));
+        }
+        return self;
+      }
+      case '"': {
+        if (tok.size() < 2 || tok.back() != '"') throw Stop{};
+        std::uint32_t self = tree.add(DocTree::Kind::Scalar, pos);
+        std::string_view text = string_text(tok.substr(1, tok.size() - 2), tree);
+        tree.node(self).text = text;
+        tree.node(self).style = DocTree::Style::Quoted;
+        return self;
+      }
+      default: {
+        // A number, true/false/null or the writer's NaN/Infinity: typed by its text later.
+        if (tok == "null") return tree.add(DocTree::Kind::Null, pos);
+        std::uint32_t self = tree.add(DocTree::Kind::Scalar, pos);
+        if (marks_ && MarkedBytes::has_mark(tok)) {
+          std::string s;
+          MarkedBytes::restore(tok, s);
+          tok = tree.keep(std::move(s));
+        }
+        tree.node(self).text = tok;
+        return self;
+      }
+    }
+  }
+
+  const Padded& padded_;
+  std::string_view text_;
+  const MarkedBytes* marks_;
+  const YamlSource& src_;
+  LineCursor node_cursor_, top_cursor_;
+  od::parser parser_;
+  od::document doc_;
+  GraphDocReader doc_reader_;
+  DocTree node_tree_, top_tree_;
+  DocTree scratch_tree_;  // keys of the top-level mapping that needed decoding
+};
+
+/// The slow path's last word when the whole-document reading found nothing wrong where
+/// simdjson stopped (not expected: the syntax check accepted the text).
+[[noreturn]] void stopped(const Stop& s, const YamlSource& src) {
+  src.fail(SourceLoc{src.file}, std::string("malformed YAML/JSON: ") +
+                                    (s.code ? simdjson::error_message(s.code) : "cannot read this JSON document"));
+}
+
+}  // namespace
+
+Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable) {
+  YamlSource src{file, text};
+  if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES)
+    src.fail(SourceLoc{file}, "the file is " + std::to_string(text.size()) +
+                                  " bytes; JSON graph files are read with simdjson, which takes at most 4 GiB "
+                                  "(save big graphs as .gfb; see docs/limits.md)");
+  return with_source_line(src, [&]() -> Graph {
+    Padded in(text, readable);
+    std::optional<Stop> stop;
+    std::optional<Error> error;
+    try {
+      return JsonWalk(in, nullptr, src).fast();
+    } catch (const Stop& s) {
+      stop = s;
+    } catch (const Error& e) {
+      error = e;
+    }
+    // The slow path: the first syntax error in the file, else the whole-document reading.
+    check_json_syntax(text, src);
+    MarkedBytes marks;
+    const MarkedBytes* marked = nullptr;
+    std::optional<Padded> marked_in;
+    if (stop && (stop->code == simdjson::UTF8_ERROR || stop->code == simdjson::UNESCAPED_CHARS) && marks.mark(text)) {
+      marked = &marks;
+      marked_in.emplace(marks.text(), 0);
+      try {
+        return JsonWalk(*marked_in, marked, src).fast();
+      } catch (const Stop& s) {
+        stop = s;
+      } catch (const Error& e) {
+        stop.reset();
+        error = e;
+      }
+    }
+    try {
+      Graph g = JsonWalk(marked ? *marked_in : in, marked, src).whole();
+      if (error) throw *error;  // not expected: the whole-document reading accepted it
+      return g;
+    } catch (const Stop& s) {
+      if (error) throw *error;
+      stopped(s, src);
+    }
+  });
+}
+
+}  // namespace graphfuse::textio
