@@ -26,6 +26,7 @@ struct Plan {
   std::vector<std::size_t> vf2_sizes{10'000, 100'000};
   std::vector<std::string> rules;
   std::string dir = "/tmp/graphfuse-scale";
+  std::string shape = "cnn";
 };
 
 std::size_t parse_size(const std::string& s) { return static_cast<std::size_t>(std::stod(s)); }
@@ -44,7 +45,7 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 /// Runs `self --case ...` and returns the figures from its RESULT line.
 gb::Figures run_child(const std::string& self, const std::string& name, const gb::CaseArgs& a) {
   std::string cmd = quote(self) + " --case " + name + " --nodes " + std::to_string(a.nodes) +
-                    " --threads " + std::to_string(a.threads) + " --reps " + std::to_string(a.reps);
+                    " --threads " + std::to_string(a.threads) + " --reps " + std::to_string(a.reps) + " --shape " + a.shape;
   for (const auto& r : a.rules) cmd += " --rules " + quote(r);
   if (!a.input.empty()) cmd += " --input " + quote(a.input);
   if (!a.output.empty()) cmd += " --output " + quote(a.output);
@@ -119,6 +120,7 @@ int run_parent(const std::string& self, const Plan& plan) {
   for (std::size_t n : plan.sizes) {
     gb::CaseArgs a;
     a.rules = plan.rules;
+    a.shape = plan.shape;
     a.nodes = n;
     a.reps = reps_for(n);
     // Every rewrite run loads the same generated graph from a .gfb file (faster than
@@ -186,7 +188,8 @@ int run_parent(const std::string& self, const Plan& plan) {
   }
 
   std::cout << "Machine: " << cpu_model() << ", " << std::thread::hardware_concurrency()
-            << " cores; load average at the end " << fmt(gb::load_average(), 2) << "\n\n";
+            << " cores; load average at the end " << fmt(gb::load_average(), 2) << "; graph shape: "
+            << plan.shape << "\n\n";
   std::cout << "Rewrite to a fixed point, load and save excluded; median (fastest-slowest) of 9/9/5/3 runs:\n\n"
             << "| nodes | rewrites | rounds";
   for (int t : plan.threads) std::cout << " | " << t << (t == 1 ? " thread" : " threads") << " ms";
@@ -227,7 +230,8 @@ int run_case(const std::string& name, const gb::CaseArgs& a) {
 
 const char* kUsage =
     "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json,yaml]\n"
-    "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n";
+    "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n"
+    "                   [--shape cnn|wide]\n";
 
 }  // namespace
 
@@ -250,6 +254,7 @@ int main(int argc, char** argv) try {
     else if (k == "--vf2-sizes") plan.vf2_sizes = split<std::size_t>(v, parse_size);
     else if (k == "--rules") plan.rules.push_back(v);
     else if (k == "--dir") plan.dir = v;
+    else if (k == "--shape") plan.shape = a.shape = v;
     else if (k == "--case") case_name = v;
     else if (k == "--nodes") a.nodes = parse_size(v);
     else if (k == "--threads") a.threads = std::stoi(v);

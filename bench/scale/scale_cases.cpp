@@ -16,7 +16,12 @@ namespace graphfuse::bench {
 
 namespace {
 
-Graph generate(std::size_t nodes) { return generate_cnn_graph(GenerateOptions{nodes, 1, true}); }
+Graph generate(const CaseArgs& a) {
+  GenerateOptions opt{a.nodes, 1, true};
+  if (a.shape == "wide") opt.shape = GraphShape::Wide;
+  else if (a.shape != "cnn") throw Error("unknown graph shape '" + a.shape + "' (cnn, wide)");
+  return generate_cnn_graph(opt);
+}
 
 double keep_min(double best, double x) { return best == 0 ? x : std::min(best, x); }
 
@@ -43,7 +48,7 @@ class Samples {
 
 Figures case_generate(const CaseArgs& a) {
   auto t0 = Clock::now();
-  Graph g = generate(a.nodes);
+  Graph g = generate(a);
   double gen_ms = ms_since(t0);
   auto t1 = Clock::now();
   save_graph(g, a.output);
@@ -60,7 +65,7 @@ Figures case_rewrite(const CaseArgs& a) {
   for (int rep = 0; rep < a.reps; ++rep) {
     // From a file when given (a 10^7-node graph loads in seconds but takes half a
     // minute to generate); the rewrite changes the graph, so each run gets a fresh one.
-    Graph g = a.input.empty() ? generate(a.nodes) : load_graph(a.input);
+    Graph g = a.input.empty() ? generate(a) : load_graph(a.input);
     if (rep == 0) f["graph_bytes"] = static_cast<double>(current_rss() - rss0);
     auto t0 = Clock::now();
     double c0 = cpu_ms();
@@ -129,7 +134,7 @@ Figures case_apply(const CaseArgs& a) {
 
 Figures case_vf2(const CaseArgs& a) {
   RuleSet rules = load_rule_files(a.rules);
-  Graph g = generate(a.nodes);
+  Graph g = generate(a);
   std::vector<NodeId> all = g.nodes();
   BoostGraph big = boost_snapshot(g);  // built once, outside the timings
   Figures f{{"nodes", static_cast<double>(g.size())}, {"vf2_ms", 0}, {"match_ms", 0}, {"roots", 0},

@@ -13,6 +13,7 @@ namespace graphfuse::bench {
 struct CaseArgs {
   std::vector<std::string> rules;  ///< rule files
   std::size_t nodes = 0;           ///< generated graph size
+  std::string shape = "cnn";       ///< generated graph shape: cnn or wide (GraphShape)
   int threads = 1;
   int reps = 1;                    ///< repetitions; timings are the best of them
   std::string input, output;       ///< graph files (format by extension)

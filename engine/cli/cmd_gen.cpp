@@ -1,5 +1,6 @@
 // `graphfuse gen`: write a seeded synthetic CNN-like graph of N nodes.
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "graphfuse/generate.h"
@@ -20,6 +21,9 @@ void register_gen(CLI::App& app, Handler& run) {
       "gen", "Generate a seeded CNN-like graph (fusible chains, residuals, multi-consumer convs)");
   cmd->add_option("-n,--nodes", opt->gen.nodes, "Approximate node count")->default_val(1000);
   cmd->add_option("--seed", opt->gen.seed, "Random seed")->default_val(1);
+  cmd->add_option("--shape", opt->gen.shape, "cnn (ResNet-like blocks) or wide (8-16 branches of fusible chains per block)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, GraphShape>{{"cnn", GraphShape::Cnn}, {"wide", GraphShape::Wide}}))
+      ->default_str("cnn");
   cmd->add_option("-o,--output", opt->output, "Output graph file")->required();
   cmd->callback([opt, &run] {
     run = [opt] {

@@ -75,6 +75,26 @@ class Builder {
     ValueRef m = add(matmul_, {x, constant(cur().matrix)});
     return sum(m, constant(cur().bias));
   }
+  /// GraphShape::Wide's block: x feeds 8-16 branches of 1-3 Conv2D -> BiasAdd -> ReLU
+  /// chains, all convolutions sharing one weight constant and all BiasAdds one bias
+  /// constant; the branches are summed pairwise (a balanced tree of Adds).
+  ValueRef wide(ValueRef x) {
+    const StageShapes& s = cur();
+    ValueRef w = constant(s.conv3), b = constant(s.bias);
+    std::vector<ValueRef> branches(static_cast<std::size_t>(8 + pick(9)));
+    for (ValueRef& v : branches) {
+      v = x;
+      for (int k = 0, chain = 1 + pick(3); k < chain; ++k)
+        v = relu(add(bias_add_, {add(conv_, {v, w}, conv_attrs_[kS1Same]), b}));
+    }
+    while (branches.size() > 1) {
+      std::vector<ValueRef> next;
+      for (std::size_t i = 0; i + 1 < branches.size(); i += 2) next.push_back(sum(branches[i], branches[i + 1]));
+      if (branches.size() % 2) next.push_back(branches.back());
+      branches.swap(next);
+    }
+    return branches.front();
+  }
   /// ReLU(Add(shortcut, BiasAdd(Conv2D(x)))) into the next stage: a 3x3 stride-2 SAME
   /// branch and a 1x1 stride-2 VALID shortcut, both ceil(H/2) wide with 2C channels.
   ValueRef downsample(ValueRef x) {
@@ -109,7 +129,8 @@ Graph generate_cnn_graph(const GenerateOptions& opt) {
   Builder b(g, opt.seed);
   ValueType input_type{DType::Float32, {1, kSide, kSide, kChannels}, true, {}};
   ValueRef cur{g.add_input("input", std::move(input_type)), 0};
-  while (g.size() + 8 < opt.nodes) {
+  while (opt.shape == GraphShape::Wide && g.size() + 8 < opt.nodes) cur = b.wide(cur);
+  while (opt.shape == GraphShape::Cnn && g.size() + 8 < opt.nodes) {
     // Each quarter of the budget is one stage: the first block past a boundary downsamples.
     if (b.stage() + 1 < kStages &&
         g.size() * kStages >= opt.nodes * static_cast<std::size_t>(b.stage() + 1)) {

@@ -96,3 +96,37 @@ TEST_F(GenTest, TheBundledExampleIsTheDocumentedCommandsOutputAndVerifies) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "PASS")) << r.out;
 }
+
+TEST(Generate, WideShapeHasFanOutLongChainsAndDenseFusions) {
+  GenerateOptions opt{3000, 4, true};
+  opt.shape = GraphShape::Wide;
+  Graph g = generate_cnn_graph(opt);
+  auto h = histogram(g);
+  EXPECT_EQ(h["MatMul"], 0u);
+  EXPECT_EQ(h["Conv2D"], h["ReLU"]);  // every convolution starts a fusible chain
+  // The shared constants and each block's input feed 8 or more consumers.
+  std::size_t wide = 0, chained = 0;
+  for (NodeId n : g.nodes()) {
+    wide += g.use_count(n) >= 8;
+    const Node& nd = g.node(n);
+    // A chain: a convolution reading a ReLU.
+    chained += nd.op.name() == "Conv2D" && g.node(nd.inputs[0].node).op.name() == "ReLU";
+  }
+  EXPECT_GT(wide, 3 * 18u);
+  EXPECT_GT(chained, 100u);
+  // More than one fusion per four nodes (the Cnn shape has about one per eight).
+  EXPECT_GT(h["Conv2D"] * 4, g.size());
+  GenerateOptions again = opt;
+  EXPECT_EQ(generate_cnn_graph(again).size(), g.size());
+}
+
+TEST_F(GenTest, TheWideShapeVerifiesWithTheSeedRule) {
+  std::string path = (dir_ / "w.yaml").string();
+  ASSERT_EQ(run_cli("gen -n 300 --seed 2 --shape wide -o " + path).code, 0);
+  // Sums of 8-16 branches of chained convolutions reach magnitudes in the hundreds, where
+  // float rounding alone is 1e-4 absolute: atol scaled to that (max|a-e| <= rtol*max|e| stays).
+  CliRun r = run_cli("verify --rules " + src("rules/seed.yaml") + " " + path +
+                     " --kernels reference --threads 1 --atol 1e-3");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "PASS")) << r.out;
+}
