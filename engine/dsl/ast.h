@@ -96,7 +96,7 @@ struct Expr {
   Kind kind = Kind::Name;
   std::string name;        ///< Name: identifier, or "_" for the wildcard
   int port = -1;           ///< Name: `name:k` gives k; -1 when not written
-  bool variadic = false;   ///< Name: written `name...`
+  bool variadic = false;   ///< Name: written `name...`; Call: `Op(...)...` (an each, patterns only)
   bool quoted = false;     ///< Name: written in backticks (so `_` quoted is a name, not the wildcard)
   Literal literal;         ///< Literal
   std::shared_ptr<Call> call;

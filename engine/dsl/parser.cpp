@@ -165,7 +165,7 @@ auto const expr_r_def =
              call_r[([](auto& c) {
                _val(c).kind = Expr::Kind::Call;
                _val(c).call = std::make_shared<Call>(std::move(_attr(c)));
-             })] |
+             })] >> -(lit("...")[([](auto& c) { _val(c).variadic = true; })]) |
              name_expr_r[([](auto& c) { _val(c) = std::move(_attr(c)); })]);
 
 // ---- operands, attribute items, constraints ----------------------------------------------

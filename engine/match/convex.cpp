@@ -11,7 +11,9 @@ namespace graphfuse::match {
 bool creates_cycle(const Graph& g, const MatchProgram& p, const Embedding& e) {
   // Reaching a matched node from outside means entering it through an input that is
   // not a pattern edge, i.e. a leaf; reaching a leaf's producer is the same cycle.
-  std::unordered_set<NodeId> stop(e.nodes.begin(), e.nodes.end());
+  std::vector<NodeId> matched(e.nodes.begin(), e.nodes.end());
+  append_each_nodes(g, e, p, matched);
+  std::unordered_set<NodeId> stop(matched.begin(), matched.end());
   for (std::uint32_t v : p.leaf_regs)
     if (e.values[v].valid()) stop.insert(e.values[v].node);
   for (std::uint32_t i = 0; i < p.variadics.size(); ++i)

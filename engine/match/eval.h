@@ -22,9 +22,14 @@ bool eval_check(const ExprCheck& c, const Graph& g, const Embedding& e, const Ma
 /// True when value v is a constant whose elements all match `c` (see ConstCheck).
 bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c);
 
-/// The values of variadic list `i` in `e`: the node's inputs from the list's start.
+/// The values of variadic list `i` in `e`: the node's inputs from the list's start, or for
+/// a list inside an each, the chosen input of every element node.
 std::vector<ValueRef> variadic_values(const Graph& g, const Embedding& e, const MatchProgram& p,
                                       std::uint32_t i);
+
+/// Appends the element nodes of every each of `p` in `e` (MatchProgram::eaches): the
+/// producers of the inputs the eaches cover, read off the graph as it is now.
+void append_each_nodes(const Graph& g, const Embedding& e, const MatchProgram& p, std::vector<NodeId>& out);
 
 /// What is known of a value's type: the producer's OutputInfo type, completed from a
 /// constant tensor (or a TF-style Const `shape` attribute) when there is one.

@@ -88,6 +88,17 @@ void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
   }
 }
 
+// "key op literal" or "key op n1(t).key" (the node before the key is the caller's).
+void put_attr_check(std::ostream& o, const MatchProgram& p, const AttrCheck& c) {
+  o << c.key << ' ' << cmp_name(c.cmp);
+  if (c.other_node >= 0) {
+    o << ' ' << Reg{p, static_cast<std::uint32_t>(c.other_node)} << '.' << c.other_key;
+  } else if (c.cmp != Cmp::Has && c.cmp != Cmp::Absent) {
+    o << ' ';
+    put_value(o, c.literal);
+  }
+}
+
 }  // namespace
 
 std::string describe(const MatchProgram& p, const ExprCheck& c) {
@@ -140,12 +151,18 @@ std::string disassemble(const MatchProgram& p) {
       case Opcode::SameValue: o << "same       v" << in.a << " == v" << in.b; break;
       case Opcode::CheckAttr: {
         const AttrCheck& c = p.attr_checks[in.aux];
-        o << "check_attr " << Reg{p, c.node} << '.' << c.key << ' ' << cmp_name(c.cmp);
-        if (c.other_node >= 0) {
-          o << ' ' << Reg{p, static_cast<std::uint32_t>(c.other_node)} << '.' << c.other_key;
-        } else if (c.cmp != Cmp::Has && c.cmp != Cmp::Absent) {
-          o << ' ';
-          put_value(o, c.literal);
+        o << "check_attr " << Reg{p, c.node} << '.';
+        put_attr_check(o, p, c);
+        break;
+      }
+      case Opcode::CheckEach: {
+        const Each& ea = p.eaches[in.aux];
+        o << "each       inputs " << ea.start << ".. of " << Reg{p, ea.node} << " from nodes in {";
+        for (std::size_t i = 0; i < ea.ops.size(); ++i) o << (i ? ", " : "") << ea.ops[i].name();
+        o << (ea.ops.empty() ? "*}" : "}") << " with " << ea.arity << " inputs";
+        for (const AttrCheck& c : ea.attrs) {
+          o << ", ";
+          put_attr_check(o, p, c);
         }
         break;
       }

@@ -84,11 +84,31 @@ struct ConstCheck {
 inline constexpr double kConstRtol = 1e-4;
 inline constexpr double kConstAtol = 1e-6;
 
-/// A variadic binding `xs...`: inputs `start`.. of node register `node`.
+/// A variadic binding `xs...`: inputs `start`.. of node register `node`. A list named
+/// inside an each (`Concat(t, Transpose(xs)...)`) holds, for every element of each
+/// `each`, that element node's input `element_input` instead.
 struct Variadic {
   std::uint32_t node = 0;
   std::uint32_t start = 0;
   std::string name;
+  std::int32_t each = -1;  ///< index into MatchProgram::eaches; -1 for a plain list
+  std::uint32_t element_input = 0;
+};
+
+/// `Op(a, _) {...}...` as a pattern node's last input (`Concat(t, Transpose(xs) {perm =
+/// t.perm}...)`): every input of node register `node` from slot `start` on must be output 0
+/// of its own node (an element) with an op in `ops` (empty: any op), exactly `arity` inputs,
+/// the inputs in `required` present, and the attribute checks `attrs` (their `node` is
+/// unused: it is the element; `other_node` names a pattern node register). Elements are
+/// interior nodes of the match: distinct from each other and from the pattern nodes,
+/// removed by the rewrite once unused.
+struct Each {
+  std::uint32_t node = 0;
+  std::uint32_t start = 0;
+  std::vector<OpType> ops;
+  std::uint32_t arity = 0;
+  std::vector<std::uint32_t> required;
+  std::vector<AttrCheck> attrs;
 };
 
 /// Sentinel for Consumer's slot: any input slot.
@@ -113,6 +133,7 @@ enum class Opcode : std::uint8_t {
   CheckConst,     ///< value reg a comes from a constant matching consts[aux]
   CheckAttr,      ///< attr_checks[aux] holds
   CheckExpr,      ///< exprs[aux] holds
+  CheckEach,      ///< every element of eaches[aux] holds (placed once every node reg is bound)
   Fork,           ///< choice point: try forks[aux] targets in order (backtracking)
   Jump,           ///< continue at pc aux
   Accept,         ///< an embedding: report it, then backtrack for more if wanted
@@ -140,6 +161,7 @@ struct MatchProgram {
   std::vector<ConstCheck> consts;
   std::vector<std::vector<std::uint32_t>> forks;
   std::vector<Variadic> variadics;
+  std::vector<Each> eaches;
   std::uint32_t num_node_regs = 1;
   std::uint32_t num_value_regs = 0;
   /// Per node register: the pattern name ("" when anonymous) and where it was written.

@@ -11,14 +11,37 @@ namespace graphfuse::match {
 
 namespace {
 
-bool check_attr(const AttrCheck& c, const Graph& g, const Embedding& e) {
-  const AttrValue* a = g.node(e.nodes[c.node]).attrs.find(c.key);
+// Attribute check c on node n (a pattern node's, or an each's element).
+bool check_attr(const AttrCheck& c, const Graph& g, const Embedding& e, NodeId n) {
+  const AttrValue* a = g.node(n).attrs.find(c.key);
   if (c.cmp == Cmp::Absent) return a == nullptr;
   if (a == nullptr) return false;
   if (c.cmp == Cmp::Has) return true;
   if (c.other_node < 0) return attr_compare(*a, c.cmp, c.literal);
   const AttrValue* b = g.node(e.nodes[static_cast<std::size_t>(c.other_node)]).attrs.find(c.other_key);
   return b != nullptr && attr_compare(*a, c.cmp, *b);
+}
+
+// Every element of an each: its own producer node, of the op, arity and attributes asked,
+// distinct from the pattern nodes (all bound by now) and from the other elements.
+bool check_each(const Each& ea, const Graph& g, const Embedding& e) {
+  const auto& ins = g.node(e.nodes[ea.node]).inputs;
+  for (std::size_t k = ea.start; k < ins.size(); ++k) {
+    ValueRef v = ins[k];
+    if (!v.valid() || v.port != 0) return false;
+    if (!ea.ops.empty() && std::find(ea.ops.begin(), ea.ops.end(), g.storage().hot[v.node].op) == ea.ops.end())
+      return false;
+    const Node& el = g.node(v.node);
+    if (el.inputs.size() != ea.arity) return false;
+    for (std::uint32_t s : ea.required)
+      if (!el.inputs[s].valid()) return false;
+    if (std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) return false;
+    for (std::size_t j = ea.start; j < k; ++j)
+      if (ins[j].node == v.node) return false;
+    for (const AttrCheck& c : ea.attrs)
+      if (!check_attr(c, g, e, v.node)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -64,7 +87,9 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
     case Opcode::CheckConst:
       return const_matches(g, e.values[in.a], p.consts[in.aux]);
     case Opcode::CheckAttr:
-      return check_attr(p.attr_checks[in.aux], g, e);
+      return check_attr(p.attr_checks[in.aux], g, e, e.nodes[p.attr_checks[in.aux].node]);
+    case Opcode::CheckEach:
+      return check_each(p.eaches[in.aux], g, e);
     case Opcode::CheckExpr:
       return eval_check(p.exprs[in.aux], g, e, p);
     case Opcode::Consumer:

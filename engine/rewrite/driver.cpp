@@ -23,6 +23,7 @@
 #include "match/matcher.h"
 #include "match/program.h"
 #include "rewrite/legality.h"
+#include "rewrite/op_presence.h"
 #include "rewrite/rewriter.h"
 #include "rewrite/state_hash.h"
 #include "rewrite/worklist.h"
@@ -153,7 +154,7 @@ class Driver {
   std::vector<Key> order(const std::vector<match::Found>& found);
   void radix_order(std::vector<Key>& keys, NodeId max_root) const;
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
-  std::vector<NodeId> footprint(const match::Embedding& e) const;
+  std::vector<NodeId> footprint(const std::vector<NodeId>& matched) const;
   void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total,
               std::size_t candidates = 0) const {
     if (opt_.progress) opt_.progress(RewriteProgress{round, phase, done, total, g_.size(), candidates});
@@ -213,11 +214,13 @@ class Driver {
   std::vector<char> is_output_;          // node has a graph output (legality reads it)
   std::vector<std::set<std::uint32_t>> fired_;  // per round (index 0 unused): rules applied
   std::optional<Worklist> work_;
+  std::optional<OpPresence> presence_;  // rules that cannot match for want of an op are not tried
   StateDelta state_;
   bool tracking_ = false;  // state_ follows the graph (see kTrackStatesAfter)
   std::unordered_map<NodeId, std::pair<std::uint32_t, NodeId>> claimer_;  // for hooks
   std::vector<NodeId> created_, changed_;  // scratch
   match::Embedding emb_;  // the match being applied, copied out of the match buffers
+  std::vector<NodeId> each_nodes_;  // emb_.nodes plus the elements of its eaches (reused)
 };
 
 void Driver::select_rules() {
@@ -264,14 +267,15 @@ match::MatchResults Driver::match_round(std::span<const NodeId> candidates) {
     return check_legal(g_, *rules_[r].compiled, e, is_output_);
   };
   tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
-  if (!opt_.rule_times) return match::find_matches(g_, rules_, active_, candidates, accept, arena);
+  const std::vector<char>& runnable = presence_->runnable();
+  if (!opt_.rule_times) return match::find_matches(g_, rules_, runnable, candidates, accept, arena);
   // One pass per rule over that rule's candidates, so each pass can be timed; the
   // (rule, root) pairs tried are the same as in the single pass.
   std::vector<std::vector<NodeId>> buckets(rules_.size());
   for (NodeId n : candidates) {
     if (!g_.alive(n)) continue;
     for (std::uint32_t r : rules_.rules_for(g_.node(n).op))
-      if (active_[r]) buckets[r].push_back(n);
+      if (runnable[r]) buckets[r].push_back(n);
   }
   match::MatchResults out;
   out.counts.resize(rules_.size());
@@ -345,9 +349,9 @@ void Driver::assign_positions(const std::vector<NodeId>& created, NodeId root) {
 // A superset of the nodes a rewrite of `e` can change or remove: the matched nodes,
 // their producers (constants the match read are swept) and their consumers (uses of
 // roots that are not taken over are rewired).
-std::vector<NodeId> Driver::footprint(const match::Embedding& e) const {
+std::vector<NodeId> Driver::footprint(const std::vector<NodeId>& matched) const {
   std::vector<NodeId> out;
-  for (NodeId n : e.nodes) {
+  for (NodeId n : matched) {
     if (n == kNoNode) continue;
     out.push_back(n);
     for (ValueRef v : g_.node(n).inputs)
@@ -405,7 +409,17 @@ bool Driver::leaf_changed(const match::Found& f, int round) const {
 
 bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, int round) {
   mr.load(f, emb_);  // a few registers into reused vectors: no allocation
-  const auto& nodes = emb_.nodes;
+  const match::MatchProgram& prog = rules_[f.rule].compiled->match;
+  // An each's elements (`Transpose(xs)...`) are matched nodes too: claimed, checked for
+  // changes, removed. They are the root's inputs now, which are those matched unless the
+  // root itself changed this round (then the match is stale whatever they are).
+  const std::vector<NodeId>* matched = &emb_.nodes;
+  if (!prog.eaches.empty()) {
+    each_nodes_.assign(emb_.nodes.begin(), emb_.nodes.end());
+    match::append_each_nodes(g_, emb_, prog, each_nodes_);
+    matched = &each_nodes_;
+  }
+  const auto& nodes = *matched;
   Event ev{round, f.rule, f.root, &emb_};
   auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return marked(n, round, kClaimed); });
   if (shared != nodes.end()) {
@@ -421,7 +435,6 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
   // Legality was decided on the graph as it was when the round began; a match that
   // reads a node changed since then waits for the next round. Roots may have any
   // consumers, so new or lost uses of a root do not matter.
-  const match::MatchProgram& prog = rules_[f.rule].compiled->match;
   bool stale = false;
   for (std::size_t r = 0; r < nodes.size() && !stale; ++r)
     stale = marked(nodes[r], round, kChanged) ||
@@ -455,7 +468,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
     work_->touch(n);  // so matches that lost to this one are retried next round
     if (hooks_) claimer_[n] = {f.rule, f.root};
   }
-  if (tracking_) state_.before(g_, footprint(emb_));
+  if (tracking_) state_.before(g_, footprint(nodes));
   std::string line;
   rw_.clear_changes();
   auto t0 = opt_.rule_times ? Clock::now() : Clock::time_point{};
@@ -477,10 +490,12 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
       mark(c.node, round, Mark(kChanged | kConstChanged));
       work_->touch(c.node);
     } else if (c.kind == ChangeKind::Created) {
+      presence_->saw(g_.op(c.node));
       mark(c.node, round, kChanged);
       created_.push_back(c.node);
       work_->created(c.node);
     } else {
+      if (c.kind == ChangeKind::Replaced) presence_->saw(g_.op(c.node));
       mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
       changed_.push_back(c.node);
       work_->touch(c.node);
@@ -520,6 +535,7 @@ RewriteReport Driver::run() {
   // (the matcher skips them) and created ones are appended.
   std::vector<NodeId> all = running_.empty() ? std::vector<NodeId>{} : g_.nodes();
   NodeId all_to = g_.capacity();
+  presence_.emplace(g_, rules_, active_, all);
   std::vector<NodeId> near;  // a worklist round's candidates
   std::vector<NodeId>* cands = &all;
   fired_.resize(1);

@@ -6,6 +6,7 @@
 
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
+#include "match/eval.h"
 #include "match/program.h"
 #include "match/vm.h"
 #include "rewrite/driver.h"
@@ -106,8 +107,14 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
   };
   auto is_root = [&](std::size_t r) { return std::find(p.roots.begin(), p.roots.end(), r) != p.roots.end(); };
   std::string out;
+  std::vector<NodeId> elements;  // of the eaches (`Transpose(xs)...`)
+  match::append_each_nodes(g, e, p, elements);
   switch (why) {
     case RejectReason::ExternalUse:
+      for (NodeId n : elements)
+        if (g.use_count(n) != 1)
+          return "  " + node_desc(g, n) + ", matched as an element of an each, has " +
+                 std::to_string(g.use_count(n)) + " uses; the match accounts for 1\n";
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
         if (is_root(r) || g.use_count(n) == p.internal_uses[r]) continue;
@@ -125,6 +132,8 @@ std::string legality_detail(const Graph& g, const Rule& rule, const match::Embed
     case RejectReason::GraphOutput:
       for (std::size_t r = 0; r < e.nodes.size(); ++r)
         if (!is_root(r) && is_output[e.nodes[r]]) return "  " + node_desc(g, e.nodes[r]) + ", matched as " + name_of(r) + ", is a graph output\n";
+      for (NodeId n : elements)
+        if (is_output[n]) return "  " + node_desc(g, n) + ", matched as an element of an each, is a graph output\n";
       break;
     case RejectReason::LeafOverlap:
       return "  a leaf of the pattern is produced inside the match\n";

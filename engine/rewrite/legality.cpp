@@ -42,6 +42,16 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
   // node used only inside the match has exactly internal_uses uses.
   for (std::size_t r = 0; r < n && !keep; ++r)
     if (!is_root(p, r) && g.use_count(e.nodes[r]) != p.internal_uses[r]) return code(RejectReason::ExternalUse);
+  // An each's elements are interior nodes too, each read once by the match (check_each
+  // made them distinct).
+  if (!keep)
+    for (const match::Each& ea : p.eaches) {
+      const auto& ins = g.node(e.nodes[ea.node]).inputs;
+      for (std::size_t k = ea.start; k < ins.size(); ++k) {
+        if (is_output[ins[k].node]) return code(RejectReason::GraphOutput);
+        if (g.use_count(ins[k].node) != 1) return code(RejectReason::ExternalUse);
+      }
+    }
   for (const auto& [reg, key] : rule.rewrite.reads)
     if (!g.node(e.nodes[reg]).attrs.has(key)) return code(RejectReason::MissingAttribute);
   // A root no template node takes over is rewired to its replacements and removed: it

@@ -119,6 +119,9 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   ops.reserve(prog.nodes.size());
   for (const auto& n : prog.nodes) ops.push_back(n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op);
   // Constants whose values the rule folded in: removed below once nothing reads them.
+  // An each's elements (`Transpose(xs)...`), read while the root still has its inputs.
+  std::vector<NodeId> elements;
+  match::append_each_nodes(g, e, mp, elements);
   std::vector<NodeId> consts;
   for (std::uint32_t v : prog.folded)
     if (is_constant(g, e.values[v])) consts.push_back(e.values[v].node);
@@ -203,6 +206,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
     progress = false;
     for (std::size_t r = 0; r < e.nodes.size(); ++r)
       if (is_root[r] != 2) progress |= sweep(e.nodes[r], is_root[r] == 0);
+    for (NodeId n : elements) progress |= sweep(n, true);
   }
   for (NodeId c : consts) sweep(c, true);
   for (auto& [v, info] : moved) {

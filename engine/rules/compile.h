@@ -96,4 +96,7 @@ match::Cmp cmp_of(const std::string& op);
 void term_registers(const match::Term& t, const match::MatchProgram& p, std::vector<std::uint32_t>& nodes,
                     std::vector<std::uint32_t>& values);
 
+/// Whether a term reads a list bound inside an each (`xs` in `Transpose(xs)...`).
+bool reads_each_list(const match::Term& t, const match::MatchProgram& p);
+
 }  // namespace graphfuse::rules

@@ -18,7 +18,8 @@ int PatternCompiler::add_node(const dsl::Call& call, std::vector<std::string> na
   nodes_.push_back(PNode{&call, std::move(names), pos, {}, multi});
   std::vector<int> child;
   for (const dsl::Expr& e : call.args) {
-    if (e.kind == dsl::Expr::Kind::Call) child.push_back(add_node(*e.call, {}, e.pos));
+    // An each's call (`Transpose(xs)...`) describes the elements; it is no pattern node.
+    if (e.kind == dsl::Expr::Kind::Call && !e.variadic) child.push_back(add_node(*e.call, {}, e.pos));
     else child.push_back(-1);
   }
   nodes_[idx].child = std::move(child);
@@ -55,6 +56,9 @@ void PatternCompiler::collect(const dsl::Program& prog) {
     }
     if (v.kind != dsl::Expr::Kind::Call)
       fail(v.pos, "a pattern binding must be a call: `" + st.targets[0].name + " = Op(...)`");
+    if (v.variadic)
+      fail(v.pos, "an each `" + v.call->ops[0] + "(...)...` stands for the remaining inputs of a call; it is "
+                  "written as that call's last input");
     int n = add_node(*v.call, names, st.targets[0].pos);
     for (std::uint32_t k = 0; k < names.size(); ++k)
       if (!names[k].empty()) bound_[names[k]] = {n, k};
@@ -69,6 +73,9 @@ void PatternCompiler::collect(const dsl::Program& prog) {
 void PatternCompiler::collect_roots(const dsl::Statement& st) {
   for (const dsl::Expr& v : st.values) {
     if (v.kind == dsl::Expr::Kind::Call) {
+      if (v.variadic)
+        fail(v.pos, "an each `" + v.call->ops[0] + "(...)...` stands for the remaining inputs of a call; it is "
+                    "written as that call's last input");
       roots_.push_back(add_node(*v.call, {}, v.pos));
       root_outputs_.push_back(1);
       continue;
@@ -87,6 +94,11 @@ void PatternCompiler::collect_roots(const dsl::Statement& st) {
 Arg PatternCompiler::resolve_arg(const dsl::Expr& e, int child, bool last) {
   Arg a;
   a.pos = e.pos;
+  if (e.kind == dsl::Expr::Kind::Call && e.variadic) {
+    if (!last) fail(e.pos, "an each `" + e.call->ops[0] + "(...)...` must be the last input");
+    resolve_each(e, a);
+    return a;
+  }
   if (e.kind == dsl::Expr::Kind::Call) {
     a.kind = Arg::Kind::Node;
     a.node = child;
@@ -144,6 +156,45 @@ Arg PatternCompiler::resolve_arg(const dsl::Expr& e, int child, bool last) {
   return a;
 }
 
+// `Op(a, _) {k = lit, k = t.attr}...`: every remaining input comes from its own Op node;
+// each of its inputs is a name (a list of values, one per element) or `_`.
+void PatternCompiler::resolve_each(const dsl::Expr& e, Arg& a) {
+  const dsl::Call& call = *e.call;
+  a.kind = Arg::Kind::Each;
+  a.each = &call;
+  for (const dsl::Expr& x : call.args) {
+    if (x.kind != dsl::Expr::Kind::Name || x.variadic || x.port >= 0)
+      fail(x.pos, "the inputs of an each `" + call.ops[0] +
+                      "(...)...` are names (each a list: that input of every element) or `_`");
+    bool wildcard = x.name == "_" && !x.quoted;
+    if (!wildcard) {
+      if (bound_.count(x.name))
+        fail(x.pos, "'" + x.name + "' is a pattern node; an input of an each's elements binds a list of its own");
+      if (!x.quoted && !std::islower(static_cast<unsigned char>(x.name[0])))
+        fail(x.pos, "unknown name '" + x.name + "': the inputs of an each are lower-case list names or `_`");
+    }
+    a.each_lists.push_back(wildcard ? "" : x.name);
+  }
+  for (const dsl::AttrItem& it : call.attrs) {
+    if (it.kind == dsl::AttrItem::Kind::Spread)
+      fail(it.pos, "`..." + it.key + "` copies attributes in a rewrite; it has no meaning in a pattern");
+    if (it.kind == dsl::AttrItem::Kind::Absent || std::holds_alternative<dsl::Literal>(it.value.value)) continue;
+    const auto* ref = std::get_if<dsl::AttrRef>(&it.value.value);
+    if (!ref || ref->attr == "op_type")
+      fail(it.value.pos, "an each's attribute is compared with a literal or with an attribute of a pattern node "
+                         "(`perm = t.perm`)");
+    auto b = bound_.find(ref->node);
+    if (b == bound_.end())
+      fail(ref->pos, "'" + ref->node + "' is not a pattern node; an each's elements are compared with a pattern "
+                     "node bound by name (`t = Transpose(x)`)");
+  }
+}
+
+// The node's last argument takes the remaining inputs (a variadic list or an each).
+bool PatternCompiler::ends_variadic(int n) const {
+  return !args_[n].empty() && (args_[n].back().kind == Arg::Kind::Variadic || args_[n].back().kind == Arg::Kind::Each);
+}
+
 void PatternCompiler::resolve() {
   args_.resize(nodes_.size());
   std::map<std::string, dsl::Pos> variadic_names, leaf_names;
@@ -154,13 +205,21 @@ void PatternCompiler::resolve() {
       if (a.kind == Arg::Kind::Variadic && !a.leaf.empty()) {
         if (auto [it, fresh] = variadic_names.emplace(a.leaf, a.pos); !fresh)
           fail(a.pos, "variadic list '" + a.leaf + "' is bound twice (first at " + at(it->second) + ")");
+      } else if (a.kind == Arg::Kind::Each) {
+        for (std::size_t i = 0; i < a.each_lists.size(); ++i) {
+          const std::string& name = a.each_lists[i];
+          dsl::Pos pos = a.each->args[i].pos;
+          if (!name.empty())
+            if (auto [it, fresh] = variadic_names.emplace(name, pos); !fresh)
+              fail(pos, "variadic list '" + name + "' is bound twice (first at " + at(it->second) + ")");
+        }
       } else if (a.kind == Arg::Kind::Leaf) {
         leaf_names.emplace(a.leaf, a.pos);
       }
       args_[n].push_back(std::move(a));
     }
     if (commutative(static_cast<int>(n))) {
-      if (!args_[n].empty() && args_[n].back().kind == Arg::Kind::Variadic)
+      if (ends_variadic(static_cast<int>(n)))
         fail(args_[n].back().pos, "a commutative op's inputs cannot be variadic");
       if (args_[n].size() > 4)
         fail(call.pos, "a commutative op with more than 4 inputs in a pattern (" + std::to_string(args_[n].size()) +
@@ -178,6 +237,7 @@ void PatternCompiler::check_shape() {
   std::function<void(int)> dfs = [&](int n) {
     state[n] = 1;
     for (const Arg& a : args_[n]) {
+      if (a.kind == Arg::Kind::Each) height_[n] = std::max(height_[n], 1);  // the elements sit one level up
       if (a.kind != Arg::Kind::Node) continue;
       if (state[a.node] == 1) fail(a.pos, "the pattern has a cycle through '" + nodes_[a.node].label() + "'");
       if (state[a.node] == 0) dfs(a.node);
@@ -254,9 +314,20 @@ bool PatternCompiler::commutative(int n) const {
 
 void PatternCompiler::check_schema() const {
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    const dsl::Call& c = *nodes_[n].call;
-    bool variadic = !args_[n].empty() && args_[n].back().kind == Arg::Kind::Variadic;
-    int fixed = static_cast<int>(args_[n].size()) - (variadic ? 1 : 0);
+    bool variadic = ends_variadic(static_cast<int>(n));
+    check_call_schema(*nodes_[n].call, static_cast<int>(args_[n].size()) - (variadic ? 1 : 0), variadic,
+                      &nodes_[n]);
+    if (variadic && args_[n].back().kind == Arg::Kind::Each) {
+      const dsl::Call& el = *args_[n].back().each;
+      check_call_schema(el, static_cast<int>(el.args.size()), false, nullptr);
+    }
+  }
+}
+
+// A call against the declared schemas of its ops: input count, outputs (`pn` multi-bound),
+// attribute kinds of literal constraints.
+void PatternCompiler::check_call_schema(const dsl::Call& c, int fixed, bool variadic, const PNode* pn) const {
+  {
     for (const std::string& op : c.ops) {
       const OpSchema* s = schema(op);
       if (!s) continue;
@@ -271,9 +342,9 @@ void PatternCompiler::check_schema() const {
           fail(c.pos, op + " takes " + want + " inputs" + where + ", not " + std::to_string(fixed));
         }
       }
-      if (nodes_[n].multi && s->outputs >= 0 && static_cast<int>(nodes_[n].names.size()) != s->outputs)
-        fail(nodes_[n].pos, op + " has " + std::to_string(s->outputs) + " outputs" + where + ", not " +
-                                std::to_string(nodes_[n].names.size()));
+      if (pn && pn->multi && s->outputs >= 0 && static_cast<int>(pn->names.size()) != s->outputs)
+        fail(pn->pos, op + " has " + std::to_string(s->outputs) + " outputs" + where + ", not " +
+                          std::to_string(pn->names.size()));
       for (const dsl::AttrItem& it : c.attrs) {
         auto k = s->attrs.find(it.key);
         const auto* lit = std::get_if<dsl::Literal>(&it.value.value);

@@ -47,8 +47,16 @@ class RewriteCompiler {
     return it == ops_->end() ? nullptr : &it->second;
   }
 
+  // `Op(...)...` matches the inputs of a variadic op; a rewrite passes the lists it bound.
+  void no_each(const dsl::Expr& e) const {
+    if (e.kind == dsl::Expr::Kind::Call && e.variadic)
+      fail(e.pos, "an each `" + e.call->ops[0] + "(...)...` belongs in patterns; a rewrite passes the lists it "
+                  "bound (`Concat(xs...)`)");
+  }
+
   void bind(const dsl::Statement& st, bool last) {
     const dsl::Expr& v = st.values[0];
+    no_each(v);
     for (const dsl::Expr& t : st.targets) {
       // `a, _ = Split(x)`: an output nobody reads (not on the last line: that one lists
       // the replacements, and every one of them must be named).
@@ -75,6 +83,7 @@ class RewriteCompiler {
   }
 
   RwInput replacement(const dsl::Expr& v) {
+    no_each(v);
     if (v.kind == dsl::Expr::Kind::Call) return RwInput{RwInput::Kind::New, add_call(*v.call, "", 1), 0};
     if (v.kind == dsl::Expr::Kind::Literal) return RwInput{RwInput::Kind::New, add_const(v), 0};
     if (v.variadic) fail(v.pos, "a variadic list can only be the inputs of a call (`Concat(" + v.name + "...)`)");
@@ -247,6 +256,7 @@ class RewriteCompiler {
     node.num_outputs = outputs;
     bool variadic = false;
     for (const dsl::Expr& a : call.args) {
+      no_each(a);
       if (a.kind == dsl::Expr::Kind::Call) {
         node.inputs.push_back(RwInput{RwInput::Kind::New, add_call(*a.call, "", 1), 0});
       } else if (a.kind == dsl::Expr::Kind::Literal) {

@@ -217,4 +217,11 @@ void term_registers(const Term& t, const match::MatchProgram& p, std::vector<std
   for (const Term& a : t.args) term_registers(a, p, nodes, values);
 }
 
+bool reads_each_list(const Term& t, const match::MatchProgram& p) {
+  if (t.kind == Term::Kind::Variadic && p.variadics[t.reg].each >= 0) return true;
+  for (const Term& a : t.args)
+    if (reads_each_list(a, p)) return true;
+  return false;
+}
+
 }  // namespace graphfuse::rules

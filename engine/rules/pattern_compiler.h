@@ -22,8 +22,12 @@ struct PNode {
 
 /// An argument after name resolution.
 struct Arg {
-  enum class Kind { Wildcard, Leaf, Node, Literal, Variadic } kind = Kind::Wildcard;
+  enum class Kind { Wildcard, Leaf, Node, Literal, Variadic, Each } kind = Kind::Wildcard;
   std::string leaf;  ///< Leaf and Variadic names ("" for `_...`)
+  /// Each (`Transpose(xs) {perm = t.perm}...`): the element call; per element input the
+  /// variadic list it binds ("" for `_`).
+  const dsl::Call* each = nullptr;
+  std::vector<std::string> each_lists;
   int node = -1;
   std::uint32_t port = 0;
   match::ConstCheck constant;
@@ -35,6 +39,7 @@ struct PendingCheck {
   match::ExprCheck check;
   std::vector<std::uint32_t> nodes, values;
   dsl::Pos pos;
+  bool after_each = false;  ///< reads a list inside an each: placed after the CheckEach steps
 };
 
 class PatternCompiler {
@@ -54,9 +59,12 @@ class PatternCompiler {
   void collect_roots(const dsl::Statement& st);
   void resolve();
   Arg resolve_arg(const dsl::Expr& e, int child, bool last);
+  void resolve_each(const dsl::Expr& e, Arg& a);
+  bool ends_variadic(int n) const;
   void check_shape();
   void check_roots(const std::vector<int>& state);
   void check_schema() const;
+  void check_call_schema(const dsl::Call& c, int fixed, bool variadic, const PNode* pn) const;
   const OpSchema* schema(const std::string& op) const;
   bool commutative(int n) const;
 
@@ -67,6 +75,8 @@ class PatternCompiler {
   void process_args(int n);
   void process_arg(int n, std::size_t k, std::uint32_t v);
   void connect_root(int n);
+  void emit_eaches();
+  match::AttrCheck each_attr_check(const dsl::AttrItem& it) const;
   void add_pending(match::ExprCheck c, dsl::Pos pos);
   void flush();
   void emit_op(match::Opcode op, std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t aux, dsl::Pos pos);
@@ -92,6 +102,8 @@ class PatternCompiler {
   std::vector<char> node_bound_, value_bound_;
   std::vector<PendingCheck> pending_;
   std::vector<int> queue_;
+  std::vector<std::pair<int, std::size_t>> each_args_;  ///< (node, argument) of each Each, in emission order
+  bool eaches_done_ = false;
   bool with_checks_ = false;
   CompiledPattern first_;           ///< the first pass's result: names for constraints
 };

@@ -36,6 +36,7 @@ void PatternCompiler::add_pending(match::ExprCheck c, dsl::Pos pos) {
   PendingCheck pc{std::move(c), {}, {}, pos};
   term_registers(pc.check.lhs, first_.program, pc.nodes, pc.values);
   term_registers(pc.check.rhs, first_.program, pc.nodes, pc.values);
+  pc.after_each = reads_each_list(pc.check.lhs, first_.program) || reads_each_list(pc.check.rhs, first_.program);
   // A constraint may read any value, a later root's own leaves too: the worklist looks
   // again at the first roots beside a changed later root (engine/rewrite/worklist.cpp).
   if (!pc.values.empty() || pc.check.lhs.fn == match::Fn::Native) leaf_checks_ = true;
@@ -47,6 +48,7 @@ void PatternCompiler::add_pending(match::ExprCheck c, dsl::Pos pos) {
 void PatternCompiler::flush() {
   if (!with_checks_) return;
   auto ready = [&](const PendingCheck& c) {
+    if (c.after_each && !eaches_done_) return false;  // the elements are checked last
     for (std::uint32_t n : c.nodes)
       if (n >= node_bound_.size() || !node_bound_[n]) return false;
     for (std::uint32_t v : c.values)
@@ -72,7 +74,7 @@ void PatternCompiler::node_checks(int n, std::uint32_t reg) {
     p.op_sets.push_back(ops);
     emit_op(Opcode::CheckOp, reg, 0, 0, static_cast<std::uint32_t>(p.op_sets.size() - 1), call.pos);
   }
-  bool variadic = !args_[n].empty() && args_[n].back().kind == Arg::Kind::Variadic;
+  bool variadic = ends_variadic(n);
   auto fixed = static_cast<std::uint32_t>(args_[n].size() - (variadic ? 1 : 0));
   emit_op(variadic ? Opcode::CheckMinArity : Opcode::CheckArity, reg, fixed, 0, 0, call.pos);
   if (nodes_[n].multi)
@@ -167,6 +169,7 @@ void PatternCompiler::process_arg(int n, std::size_t k, std::uint32_t v) {
       break;
     case Arg::Kind::Wildcard:
     case Arg::Kind::Variadic:
+    case Arg::Kind::Each:
       break;
   }
   flush();
@@ -197,6 +200,10 @@ void PatternCompiler::process_args(int n) {
         if (!a.leaf.empty())
           out_.names[a.leaf] =
               PatternName{PatternName::Kind::Variadic, static_cast<std::uint32_t>(p.variadics.size() - 1), 0, a.pos};
+        continue;
+      }
+      if (a.kind == Arg::Kind::Each) {
+        each_args_.emplace_back(n, k);
         continue;
       }
       if (a.kind == Arg::Kind::Wildcard) continue;
@@ -247,6 +254,52 @@ void PatternCompiler::process_args(int n) {
     if (args[i].kind != Arg::Kind::Wildcard) process_arg(n, i, v[i]);
 }
 
+match::AttrCheck PatternCompiler::each_attr_check(const dsl::AttrItem& it) const {
+  match::AttrCheck chk;
+  chk.key = it.key;
+  if (it.kind == dsl::AttrItem::Kind::Absent) {
+    chk.cmp = match::Cmp::Absent;
+    return chk;
+  }
+  chk.cmp = cmp_of(it.kind == dsl::AttrItem::Kind::Assign ? "==" : it.op);
+  if (const auto* ref = std::get_if<dsl::AttrRef>(&it.value.value)) {
+    chk.other_node = reg_[bound_.at(ref->node).first];  // resolve_each checked the name
+    chk.other_key = ref->attr;
+    return chk;
+  }
+  chk.literal = literal_to_attr(std::get<dsl::Literal>(it.value.value), o_);
+  return chk;
+}
+
+// The eaches, once every pattern node is bound: an element must differ from all of them
+// (the VM compares it with every register), and their attributes may name any of them.
+// Their lists are registered here too, so both passes number them alike.
+void PatternCompiler::emit_eaches() {
+  match::MatchProgram& p = out_.program;
+  for (const auto& [n, k] : each_args_) {
+    const Arg& a = args_[n][k];
+    match::Each ea;
+    ea.node = static_cast<std::uint32_t>(reg_[n]);
+    ea.start = static_cast<std::uint32_t>(k);
+    ea.ops = op_set(*a.each);
+    ea.arity = static_cast<std::uint32_t>(a.each->args.size());
+    for (const dsl::AttrItem& it : a.each->attrs) ea.attrs.push_back(each_attr_check(it));
+    auto index = static_cast<std::int32_t>(p.eaches.size());
+    for (std::uint32_t slot = 0; slot < a.each_lists.size(); ++slot) {
+      const std::string& name = a.each_lists[slot];
+      if (name.empty()) continue;
+      ea.required.push_back(slot);  // a leaf never binds an absent optional input
+      p.variadics.push_back(match::Variadic{ea.node, ea.start, name, index, slot});
+      out_.names[name] = PatternName{PatternName::Kind::Variadic, static_cast<std::uint32_t>(p.variadics.size() - 1), 0,
+                                     a.each->args[slot].pos};
+    }
+    p.eaches.push_back(std::move(ea));
+    emit_op(Opcode::CheckEach, 0, 0, 0, static_cast<std::uint32_t>(index), a.each->pos);
+  }
+  eaches_done_ = true;
+  if (!each_args_.empty()) leaf_checks_ = true;  // the elements' producers sit one step above them
+}
+
 // A root after the first is reached as a consumer of a value already bound.
 void PatternCompiler::connect_root(int r) {
   match::MatchProgram& p = out_.program;
@@ -281,6 +334,8 @@ void PatternCompiler::emit(bool with_checks) {
   node_bound_.clear();
   value_bound_.clear();
   pending_.clear();
+  each_args_.clear();
+  eaches_done_ = false;
   leaf_checks_ = false;
   if (with_checks)
     for (const WhereItem& w : where_)
@@ -293,6 +348,7 @@ void PatternCompiler::emit(bool with_checks) {
   for (std::size_t head = 0; head < queue_.size(); ++head) process_args(queue_[head]);
   for (std::size_t i = 1; i < roots_.size(); ++i) connect_root(roots_[i]);
   p.num_node_regs = static_cast<std::uint32_t>(p.node_names.size());
+  emit_eaches();
   flush();
   p.roots.clear();
   for (int r : roots_) p.roots.push_back(static_cast<std::uint32_t>(reg_[r]));

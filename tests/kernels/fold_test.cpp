@@ -125,8 +125,7 @@ TEST(Fold, MaterializedConstantsMatchTheExecutorsRandomData) {
 
 // The ONNX batch-norm fold rule, then folding: one Conv with new constant weights, same numbers.
 TEST(Fold, ConvBatchNormFoldRuleKeepsTheNumbers) {
-  // The source tree from this file's path: kernel_tests has no source-dir definition.
-  const std::filesystem::path src = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::filesystem::path src = GRAPHFUSE_SOURCE_DIR;
   graphfuse::RuleSet rules = graphfuse::load_rule_files({(src / "rules/onnx/batchnorm.yaml").string()});
   Graph g = parse_graph_text(R"(
     input x

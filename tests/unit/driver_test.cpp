@@ -70,6 +70,8 @@ TEST(DriverWorklist, LateRewriteCostsItsNeighbourhoodNotTheGraph) {
   NodeId x = g.add_input("x");
   NodeId xx = g.add_node("xx", op("X"), {{x, 0}});
   g.add_output({g.add_node("zz", op("Z"), {{xx, 0}}), 0});
+  // A Y from the start, so that rule b is tried in round 1 (see OpPresence below).
+  g.add_output({g.add_node("y0", op("Y"), {{in, 0}}), 0});
   for (bool incremental : {true, false}) {
     Graph h = g;
     RewriteOptions opt;
@@ -87,6 +89,32 @@ TEST(DriverWorklist, LateRewriteCostsItsNeighbourhoodNotTheGraph) {
       EXPECT_GE(rep.per_round[1].candidates, 20001u);
     }
   }
+}
+
+// A rule checking an op the graph does not have is not tried (0 candidates) until a
+// rewrite makes one; then the worklist finds its match: the same graph as matching
+// everything, with a fraction of the candidates.
+TEST(DriverWorklist, RulesNeedingAnAbsentOpAreNotTriedUntilItAppears) {
+  RuleSet rs = rules_of(
+      "rules:\n"
+      "  # X(x) -> Y(x)\n"
+      "  - {name: a, pattern: \"X(x)\", rewrite: \"Y(x)\"}\n"
+      "  # Z(Y(x)) -> W(x)\n"
+      "  - name: b\n    pattern: |\n      y = Y(x)\n      Z(y)\n    rewrite: W(x)\n"
+      "  # Z(V(x)) -> W(x), never: the graph has no V\n"
+      "  - name: c\n    pattern: |\n      v = V(x)\n      Z(v)\n    rewrite: W(x)\n");
+  Graph g;
+  NodeId in = g.add_input("in");
+  for (int i = 0; i < 100; ++i) g.add_output({g.add_node("z" + std::to_string(i), op("Z"), {{in, 0}}), 0});
+  NodeId xx = g.add_node("xx", op("X"), {{g.add_input("x"), 0}});
+  g.add_output({g.add_node("zz", op("Z"), {{xx, 0}}), 0});
+  RewriteReport rep = rewrite_graph(g, rs);
+  ASSERT_EQ(rep.per_round.size(), 3u);  // a fires, b fires, nothing
+  EXPECT_EQ(g.node(*g.find("zz")).op, op("W"));
+  EXPECT_EQ(rep.per_round[0].candidates, 1u);  // only the X: no Y yet for b, no V for c
+  EXPECT_EQ(rep.rules[1].candidates, 1u);      // b: the Z below the new Y, in round 2
+  EXPECT_EQ(rep.rules[1].applied, 1u);
+  EXPECT_EQ(rep.rules[2].candidates, 0u);
 }
 
 // Three-ReLU stacks: 5000 of them change 5000 places in round 1, few enough for the

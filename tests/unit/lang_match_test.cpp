@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
 #include "match/program.h"
 #include "match/vm.h"
@@ -182,6 +183,65 @@ TEST(LangMatch, VariadicInputs) {
   EXPECT_EQ(count(rs, g, "cat2"), 0u);
   EXPECT_EQ(count(compile("Concat(Relu(x), _...)"), g, "cat2"), 1u);  // zero or more
   EXPECT_EQ(count(compile("Concat(xs...)"), g, "cat1"), 1u);
+}
+
+// `Op(...)...`: every remaining input from its own Op node with the attributes asked; the
+// element lists in input order; elements distinct; len() and the rewrite see the lists.
+TEST(LangMatch, EachRemainingInput) {
+  Graph g;
+  NodeId a = g.add_input("a"), b = g.add_input("b"), c = g.add_input("c");
+  Attributes p10, p01;
+  p10.set("perm", std::vector<std::int64_t>{1, 0});
+  p01.set("perm", std::vector<std::int64_t>{0, 1});
+  NodeId t = g.add_node("t", op("Transpose"), {{a, 0}}, p10);
+  NodeId u = g.add_node("u", op("Transpose"), {{b, 0}}, p10);
+  NodeId v = g.add_node("v", op("Transpose"), {{c, 0}}, p10);
+  NodeId w = g.add_node("w", op("Transpose"), {{c, 0}}, p01);
+  g.add_node("all", op("Concat"), {{t, 0}, {u, 0}, {v, 0}});
+  g.add_node("one", op("Concat"), {{t, 0}});
+  g.add_node("other_perm", op("Concat"), {{t, 0}, {u, 0}, {w, 0}});
+  g.add_node("twice", op("Concat"), {{t, 0}, {u, 0}, {u, 0}});
+  g.add_node("first_again", op("Concat"), {{t, 0}, {t, 0}});
+  g.add_node("not_transposed", op("Concat"), {{t, 0}, {b, 0}});
+  const char* pat = "t1 = Transpose(x1)\nConcat(t1, Transpose(xs) {perm = t1.perm}...)";
+  RuleSet rs = compile(pat, "len(xs) == 2");
+  EXPECT_EQ(count(rs, g, "all"), 1u);
+  EXPECT_EQ(count(rs, g, "one"), 0u);  // len(xs) == 0
+  RuleSet any = compile(pat);
+  EXPECT_EQ(count(any, g, "one"), 1u);  // zero elements
+  EXPECT_EQ(count(any, g, "other_perm"), 0u);
+  EXPECT_EQ(count(any, g, "twice"), 0u);        // elements are distinct nodes
+  EXPECT_EQ(count(any, g, "first_again"), 0u);  // and distinct from the pattern's nodes
+  EXPECT_EQ(count(any, g, "not_transposed"), 0u);
+  EXPECT_EQ(count(compile("Concat(Transpose(xs) {perm = [0, 1]}...)"), g, "other_perm"), 0u);
+  EXPECT_EQ(count(compile("Concat(Transpose(xs) {perm = [1, 0]}...)"), g, "all"), 1u);
+  EXPECT_EQ(count(compile("Concat(*(_)...)"), g, "all"), 1u);
+  // The program checks the elements after every pattern node is bound.
+  std::string listing = match::disassemble(any[0].compiled->match);
+  EXPECT_NE(listing.find("each       inputs 1.. of n0 from nodes in {Transpose} with 1 inputs, perm == n1(t1).perm"),
+            std::string::npos)
+      << listing;
+
+  // Rewritten: the elements go, the list keeps the input order.
+  RuleSet rw = compile(pat, "", "", "y = Concat(x1, xs...) {axis = len(xs)}\nTranspose(y) {...t1}");
+  Graph h;
+  NodeId ha = h.add_input("a"), hb = h.add_input("b"), hc = h.add_input("c");
+  NodeId ht = h.add_node("t", op("Transpose"), {{ha, 0}}, p10);
+  NodeId hu = h.add_node("u", op("Transpose"), {{hb, 0}}, p10);
+  NodeId hv = h.add_node("v", op("Transpose"), {{hc, 0}}, p10);
+  NodeId cat = h.add_node("cat", op("Concat"), {{ht, 0}, {hu, 0}, {hv, 0}});
+  h.add_output({cat, 0});
+  RewriteReport rep = rewrite_graph(h, rw);
+  EXPECT_TRUE(rep.converged);
+  EXPECT_EQ(h.size(), 5u);  // 3 inputs, the new Concat, the Transpose taking over `cat`
+  const Node& top = h.node(*h.find("cat"));
+  EXPECT_EQ(top.op, op("Transpose"));
+  const Node& y = h.node(top.inputs[0].node);
+  ASSERT_EQ(y.inputs.size(), 3u);
+  EXPECT_EQ(y.inputs[0].node, ha);
+  EXPECT_EQ(y.inputs[1].node, hb);
+  EXPECT_EQ(y.inputs[2].node, hc);
+  EXPECT_EQ(*y.attrs.get_if<std::int64_t>("axis"), 2);
 }
 
 TEST(LangMatch, MultiOutputBindings) {
