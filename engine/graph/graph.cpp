@@ -134,10 +134,25 @@ NodeId Graph::add_input(std::string id, ValueType type) {
   NodeId n = add_node(std::move(id), OpType::intern(ops::kInput));
   mut_(n).outputs[0].type = std::move(type);
   inputs_.push_back(n);
+  store_->hot[n].input = true;
   return n;
 }
 
-void Graph::add_output(ValueRef v) { outputs_.push_back(v); }
+void Graph::add_output(ValueRef v) {
+  outputs_.push_back(v);
+  flag_output_(v.node);
+}
+
+void Graph::flag_output_(NodeId n) {
+  if (n < store_->hot.size()) store_->hot[n].output = true;
+}
+
+void Graph::reflag_io_() {
+  for (NodeId n = 0; n < capacity(); ++n) store_->hot[n].output = store_->hot[n].input = false;
+  for (ValueRef v : outputs_) flag_output_(v.node);
+  for (NodeId n : inputs_)
+    if (n < store_->hot.size()) store_->hot[n].input = true;
+}
 
 std::vector<NodeId> Graph::nodes() const {
   std::vector<NodeId> out;
@@ -152,14 +167,17 @@ void Graph::for_each_node(const std::function<void(NodeId)>& f) const {
     if (store_->hot[n].alive) f(n);
 }
 
-std::span<const Use> Graph::uses(NodeId n) const { return store_->hot[n].uses.view(); }
+UseRange Graph::uses(NodeId n) const { return store_->hot[n].uses.view(); }
 
 std::vector<Use> Graph::consumers(ValueRef v) const {
-  std::span<const Use> us = uses(v.node);
+  UseRange us = uses(v.node);
   std::vector<Use> out;
   if (node(v.node).outputs.size() == 1) {
     // One output: every use reads it, no need to look at the consumers.
-    if (v.port == 0) out.assign(us.begin(), us.end());
+    if (v.port == 0) {
+      out.reserve(us.size());
+      out.assign(us.begin(), us.end());
+    }
   } else {
     for (Use u : us)
       if (node(u.node).inputs[u.slot].port == v.port) out.push_back(u);
@@ -172,7 +190,7 @@ std::vector<Use> Graph::consumers(ValueRef v) const {
 std::size_t Graph::use_count(NodeId n) const { return store_->hot[n].uses.size(); }
 
 std::size_t Graph::use_count(ValueRef v) const {
-  std::span<const Use> us = uses(v.node);
+  UseRange us = uses(v.node);
   if (node(v.node).outputs.size() == 1) return v.port == 0 ? us.size() : 0;
   std::size_t c = 0;
   for (Use u : us) c += node(u.node).inputs[u.slot].port == v.port;
@@ -180,12 +198,10 @@ std::size_t Graph::use_count(ValueRef v) const {
 }
 
 bool Graph::is_output(ValueRef v) const {
-  return std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
+  return has_graph_output(v.node) && std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
 }
 
-bool Graph::has_graph_output(NodeId n) const {
-  return std::any_of(outputs_.begin(), outputs_.end(), [&](ValueRef v) { return v.node == n; });
-}
+bool Graph::has_graph_output(NodeId n) const { return n < store_->hot.size() && store_->hot[n].output; }
 
 std::string Graph::value_name(ValueRef v) const {
   const Node& nd = node(v.node);
@@ -236,8 +252,18 @@ void Graph::rename(NodeId n, std::string new_id) {
 void Graph::replace_all_uses(ValueRef from, ValueRef to) {
   if (from == to) return;
   for (const Use& u : consumers(from)) set_input(u.node, u.slot, to);
-  for (ValueRef& o : outputs_)
-    if (o == from) o = to;
+  // The output list is scanned only when `from`'s node has a graph output: a rewrite
+  // rewiring an ordinary value pays nothing for a graph with many outputs.
+  if (!has_graph_output(from.node)) return;
+  bool still = false;
+  for (ValueRef& o : outputs_) {
+    if (o == from) {
+      o = to;
+      flag_output_(to.node);
+    }
+    still |= o.node == from.node;
+  }
+  store_->hot[from.node].output = still;
 }
 
 void Graph::remove_node(NodeId n) {
@@ -247,14 +273,25 @@ void Graph::remove_node(NodeId n) {
   if (has_graph_output(n)) throw node_error(nd, "cannot remove a node that is a graph output");
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
   store_->by_id.forget();
-  if (!inputs_.empty()) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
+  if (store_->hot[n].input) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
   store_->nodes[n] = Node{};
   store_->hot[n] = HotRecord{};
   --live_;
 }
 
-void Graph::set_outputs(std::vector<ValueRef> outputs) { outputs_ = std::move(outputs); }
-void Graph::set_inputs_list(std::vector<NodeId> inputs) { inputs_ = std::move(inputs); }
+void Graph::set_outputs(std::vector<ValueRef> outputs) {
+  for (ValueRef v : outputs_)
+    if (v.node < store_->hot.size()) store_->hot[v.node].output = false;
+  outputs_ = std::move(outputs);
+  for (ValueRef v : outputs_) flag_output_(v.node);
+}
+void Graph::set_inputs_list(std::vector<NodeId> inputs) {
+  for (NodeId n : inputs_)
+    if (n < store_->hot.size()) store_->hot[n].input = false;
+  inputs_ = std::move(inputs);
+  for (NodeId n : inputs_)
+    if (n < store_->hot.size()) store_->hot[n].input = true;
+}
 
 std::vector<NodeId> Graph::topological_order() const {
   NodeId cap = capacity();
@@ -280,6 +317,15 @@ std::vector<NodeId> Graph::topological_order() const {
 
 void Graph::validate() const {
   std::size_t seen = 0;
+  // slot_at[n]: where node n's input slots start in slot_seen (one bit per input slot).
+  std::vector<std::size_t> slot_at(capacity(), 0);
+  std::size_t slots = 0;
+  for (NodeId n = 0; n < capacity(); ++n) {
+    slot_at[n] = slots;
+    if (alive(n)) slots += node(n).inputs.size();
+  }
+  std::vector<bool> slot_seen(slots, false);
+  std::size_t edges = 0, uses_seen = 0;
   for (NodeId n = 0; n < capacity(); ++n) {
     if (!alive(n)) continue;
     ++seen;
@@ -298,14 +344,22 @@ void Graph::validate() const {
                                  std::to_string(v.port) + " of '" + node(v.node).id +
                                  "', which has " + std::to_string(node(v.node).outputs.size()) +
                                  " output(s)");
-      auto us = uses(v.node);
-      if (std::find(us.begin(), us.end(), Use{n, i}) == us.end())
-        throw node_error(nd, "use lists out of sync with inputs");
+      ++edges;
     }
-    for (Use u : uses(n))
+    // Each use must name an input slot that reads n, and no slot twice; with as many
+    // uses in all as used slots, every slot then has its use. (Searching the producer's
+    // list for each slot instead cost O(fan-out) per edge: minutes at 10^6 nodes around
+    // one shared constant, issue 18.)
+    for (Use u : uses(n)) {
       if (!alive(u.node) || u.slot >= node(u.node).inputs.size() || node(u.node).inputs[u.slot].node != n)
         throw node_error(nd, "use lists out of sync with inputs");
+      std::size_t bit = slot_at[u.node] + u.slot;
+      if (slot_seen[bit]) throw node_error(nd, "use lists out of sync with inputs");
+      slot_seen[bit] = true;
+      ++uses_seen;
+    }
   }
+  if (uses_seen != edges) throw Error("graph: use lists out of sync with inputs");
   if (seen != live_ || store_->by_id.size() != live_) throw Error("graph: live node count out of sync");
   for (ValueRef v : outputs_) {
     if (!alive(v.node)) throw Error("graph output refers to an unknown node");
@@ -362,6 +416,7 @@ void Graph::compact() {
   }
   for (NodeId n : inputs_) out.inputs_.push_back(remap[n]);
   for (ValueRef v : outputs_) out.outputs_.push_back(map(v));
+  out.reflag_io_();
   out.properties_ = std::move(properties_);
   out.source_file = std::move(source_file);
   *this = std::move(out);

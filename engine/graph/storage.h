@@ -27,8 +27,22 @@ namespace graphfuse {
 
 /// The uses of a node's outputs, in the order they were made. Most values have one
 /// consumer, so one use lives inline; more spill to the heap.
+///
+/// Every operation is O(1) amortized whatever the number of uses (issue 18: a shape
+/// constant or a scalar read by every Add of a model has 10^5..10^7 uses, and an erase
+/// that searched and shifted the list was paid once per edge, making loads and rewrites
+/// quadratic). Up to kIndexFrom uses, the list is a plain array: erase searches and
+/// shifts at most that many. Past it, the list becomes Big: an array whose erased entries
+/// are left as holes (so the order of the others never changes, and nothing shifts) plus
+/// a hash index from use to position; once holes outnumber the uses, one pass compacts
+/// the array and rebuilds the index. Only such hubs pay for the index (about 16 bytes a
+/// use), so a graph without fan-out keeps its memory. Readers see the holes skipped
+/// (UseRange); nothing a const method does writes, so concurrent readers stay safe.
 class UseList {
  public:
+  /// Lists reaching this many uses switch to the indexed form.
+  static constexpr std::uint32_t kIndexFrom = 32;
+
   UseList() : one_{kNoNode, 0} {}
   UseList(const UseList& o);
   UseList& operator=(const UseList& o);
@@ -36,22 +50,31 @@ class UseList {
   UseList& operator=(UseList&& o) noexcept;
   ~UseList() { release_(); }
 
-  std::span<const Use> view() const { return {data_(), size_}; }
+  UseRange view() const;
   std::size_t size() const { return size_; }
   void push(Use u);
-  /// Removes the first occurrence of u, keeping the others in order.
+  /// Removes u (if present), keeping the others in order.
   void erase(Use u);
   void clear();
 
+  /// Work counter for tests (tests/unit/fanout_work_test.cpp): use entries read, moved or
+  /// probed by push, erase and compaction on this thread. It fails a test, not a timing,
+  /// when an operation becomes linear in the number of uses again.
+  static std::uint64_t& work();
+
  private:
+  struct Big;
+  static constexpr std::uint32_t kBig = 0xffffffffu;  // cap_ of the indexed form
   const Use* data_() const { return cap_ <= 1 ? &one_ : heap_; }
   Use* data_() { return cap_ <= 1 ? &one_ : heap_; }
+  void to_big_();
   void release_();
-  std::uint32_t size_ = 0;
-  std::uint32_t cap_ = 1;  // 1: the inline slot; more: heap_ holds cap_ uses
+  std::uint32_t size_ = 0;  // uses (holes not counted)
+  std::uint32_t cap_ = 1;   // 1: the inline slot; kBig: big_; else heap_ holds cap_ uses
   union {
     Use one_;
     Use* heap_;
+    Big* big_;
   };
 };
 
@@ -61,6 +84,11 @@ struct HotRecord {
   UseList uses;
   OpType op;           // the same as Node::op
   bool alive = false;
+  // In the padding: is an output of the node a graph output / is the node a graph input?
+  // They make has_graph_output(), is_output() and remove_node() O(1) for other nodes
+  // rather than a scan of the graph's output and input lists per call (issue 18).
+  bool output = false;
+  bool input = false;
 };
 
 /// Elements in chunks of 64, 128, 256, ... : appending never moves an element

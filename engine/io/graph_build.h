@@ -62,7 +62,8 @@ class GraphBuilder {
   template <class User>
   Resolved resolve(const PendingRef& r, const User& user) const;
   void index_output_names();
-  std::vector<std::size_t> order(const std::vector<std::vector<Resolved>>& inputs) const;
+  /// Node indexes producers first; node i's resolved inputs are resolved[at[i] .. at[i + 1]).
+  std::vector<std::size_t> order(const std::vector<Resolved>& resolved, const std::vector<std::size_t>& at) const;
 
   std::vector<PendingNode> nodes_;
   std::vector<PendingRef> inputs_;

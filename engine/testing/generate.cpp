@@ -1,6 +1,7 @@
 // Seeded CNN-like graph generator (examples, tests, benchmarks).
 #include "graphfuse/generate.h"
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <string>
@@ -153,6 +154,75 @@ Graph generate_cnn_graph(const GenerateOptions& opt) {
     }
   }
   g.add_output(cur);
+  g.end_bulk();
+  return g;
+}
+
+std::optional<FanoutForm> fanout_form(std::string_view name) {
+  if (name == "chains") return FanoutForm::Chains;
+  if (name == "weights") return FanoutForm::Weights;
+  if (name == "shapes") return FanoutForm::Shapes;
+  return std::nullopt;
+}
+
+Graph generate_fanout_graph(const FanoutOptions& opt) {
+  // Per chain: `link` nodes a link, then one Xor joining it to the others.
+  const std::size_t link = opt.form == FanoutForm::Chains ? 4 : 3;
+  const std::size_t chains = std::max<std::size_t>(1, std::min(opt.chains, opt.nodes / (link + 1)));
+  const std::size_t links = std::max<std::size_t>(1, opt.nodes / chains / link);
+  Graph g;
+  g.reserve(chains * (links * link + 1) + 8);
+  g.begin_bulk();  // ids are unique by construction
+  std::size_t counter = 0;
+  auto add = [&](OpType op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
+    std::string id = "n";
+    id.append(std::to_string(counter++));
+    return ValueRef{g.add_node(std::move(id), op, std::move(inputs), std::move(attrs)), 0};
+  };
+  auto constant = [&](const char* id, Tensor t) {
+    Attributes a;
+    a.set("value", std::move(t));
+    return ValueRef{g.add_node(id, OpType::intern(ops::kConst), {}, std::move(a)), 0};
+  };
+  const bool ints = opt.form != FanoutForm::Weights;
+  const std::vector<std::int64_t> row = opt.form == FanoutForm::Weights ? std::vector<std::int64_t>{1, 8}
+                                        : opt.form == FanoutForm::Shapes ? std::vector<std::int64_t>{2, 4}
+                                                                         : std::vector<std::int64_t>{};
+  ValueRef x{g.add_input("x", ValueType{ints ? DType::Int64 : DType::Float32, row, true, {}}), 0};
+  ValueRef k{g.add_input("k", ValueType{ints ? DType::Int64 : DType::Float32, row, true, {}}), 0};
+  ValueRef c1, c2;
+  OpType a_op, b_op, c_op, d_op;
+  switch (opt.form) {
+    case FanoutForm::Chains:
+      c1 = constant("one", Tensor::from_ints({}, {1}));
+      c2 = constant("zero", Tensor::from_ints({}, {0}));
+      a_op = OpType::intern("Mul"), b_op = OpType::intern("Add"), d_op = OpType::intern("Xor");
+      break;
+    case FanoutForm::Weights:
+      c1 = constant("w", Tensor::from_floats({8, 8}, std::vector<float>(64, 0.125f)));
+      c2 = constant("b", Tensor::from_floats({8}, std::vector<float>(8, 0.5f)));
+      a_op = OpType::intern("MatMul"), b_op = OpType::intern("Add"), c_op = OpType::intern("Relu");
+      d_op = OpType::intern("Add");
+      break;
+    case FanoutForm::Shapes:
+      c1 = constant("s1", Tensor::from_ints({2}, {4, 2}));
+      c2 = constant("s2", Tensor::from_ints({2}, {2, 4}));
+      a_op = OpType::intern("Reshape"), b_op = a_op, c_op = OpType::intern("Tanh");
+      d_op = OpType::intern("Add");
+      break;
+  }
+  ValueRef joined;
+  for (std::size_t c = 0; c < chains; ++c) {
+    ValueRef prev = x;
+    for (std::size_t l = 0; l < links; ++l) {
+      ValueRef v = add(a_op, {prev, c1});
+      v = add(b_op, {v, c2});
+      if (opt.form == FanoutForm::Chains) prev = add(d_op, {add(b_op, {v, x}), k});
+      else prev = add(c_op, {v});
+    }
+    joined = c == 0 ? prev : add(d_op, {joined, prev});
+  }
+  g.add_output(joined);
   g.end_bulk();
   return g;
 }

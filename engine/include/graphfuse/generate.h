@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "graphfuse/graph.h"
 
@@ -36,5 +38,33 @@ struct GenerateOptions {
 /// shared bias constant (so x and the two constants each have many consumers); the branches
 /// are summed by a tree of Adds into the next block's x.
 Graph generate_cnn_graph(const GenerateOptions& opt);
+
+/// The fan-out shapes (issue 18): a few values read by a large share of the graph.
+enum class FanoutForm {
+  /// `chains` chains of Mul(prev, 1) -> Add(., 0) -> Add(., x) -> Xor(., k) (int64
+  /// scalars), every chain reading the same inputs x and k and the same constants 1 and
+  /// 0 (each used by about a quarter of the nodes); the chain ends combined by a row of
+  /// Xors into the one output. tests/rules/fanout.yaml's Mul(x, 1) -> x and
+  /// Add(x, 0) -> x remove half the nodes.
+  Chains,
+  /// Shared weights: chains of Add(MatMul(prev, W), b) -> Relu, every MatMul reading the
+  /// same weight W and every Add the same bias b (float32 [8, 8] and [8]).
+  Weights,
+  /// Shared shape constants: chains of Reshape(Reshape(prev, s1), s2) -> Tanh, every
+  /// Reshape reading one of two int64 shape constants.
+  Shapes,
+};
+
+struct FanoutOptions {
+  std::size_t nodes = 1000;  ///< approximate node count (within one link per chain of it)
+  FanoutForm form = FanoutForm::Chains;
+  std::size_t chains = 1000;  ///< fewer when the node budget is small
+};
+
+/// Builds a fan-out graph; nodes are numbered chain by chain (ids n0, n1, ...), so the
+/// same options always give the same graph.
+Graph generate_fanout_graph(const FanoutOptions& opt);
+/// "chains", "weights" or "shapes"; nullopt for anything else.
+std::optional<FanoutForm> fanout_form(std::string_view name);
 
 }  // namespace graphfuse

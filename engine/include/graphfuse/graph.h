@@ -63,6 +63,56 @@ struct Use {
   friend auto operator<=>(Use, Use) = default;
 };
 
+/// The uses of a node's outputs, in the order they were made: a forward range of Use
+/// (range-for, begin/end, size, empty). Lists of many uses erase in O(1) by leaving a hole
+/// that a later compaction removes (engine/graph/storage.h); iteration skips the holes,
+/// which never outnumber the uses. Invalidated by any mutation of the graph.
+class UseRange {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Use;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Use*;
+    using reference = const Use&;
+    iterator() = default;
+    iterator(const Use* p, const Use* end) : p_(p), end_(end) { skip_(); }
+    reference operator*() const { return *p_; }
+    pointer operator->() const { return p_; }
+    iterator& operator++() {
+      ++p_;
+      skip_();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.p_ == b.p_; }
+
+   private:
+    void skip_() {
+      while (p_ != end_ && p_->node == kNoNode) ++p_;
+    }
+    const Use* p_ = nullptr;
+    const Use* end_ = nullptr;
+  };
+  UseRange() = default;
+  /// `count` of the entries in [b, e) are uses; the others are holes (node kNoNode).
+  UseRange(const Use* b, const Use* e, std::size_t count) : b_(b), e_(e), count_(count) {}
+  iterator begin() const { return {b_, e_}; }
+  iterator end() const { return {e_, e_}; }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+
+ private:
+  const Use* b_ = nullptr;
+  const Use* e_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 /// What is known of a value's type; rank -1 = unknown shape, dim -1 = unknown dim.
 struct ValueType {
   DType dtype = DType::Undefined;
@@ -237,7 +287,7 @@ class Graph {
   std::vector<Use> consumers(ValueRef v) const;
   /// Every use of any output of n, in the order the uses were made; allocates nothing.
   /// The port a use reads is node(u.node).inputs[u.slot].port. Invalidated by mutation.
-  std::span<const Use> uses(NodeId n) const;
+  UseRange uses(NodeId n) const;
   /// Number of uses of any output of n (graph outputs not counted).
   std::size_t use_count(NodeId n) const;
   std::size_t use_count(ValueRef v) const;
@@ -303,6 +353,8 @@ class Graph {
  private:
   void add_use_(ValueRef from, NodeId to, std::uint32_t slot);
   void remove_use_(NodeId to, std::uint32_t slot);
+  void flag_output_(NodeId n);  // marks n as having a graph output
+  void reflag_io_();            // recomputes every node's graph input / output marks
   Node& mut_(NodeId n);
 
   std::unique_ptr<GraphStorage> store_;
