@@ -13,21 +13,12 @@
 #include "graphfuse/error.h"
 #include "proc_stats.h"
 #include "scale_cases.h"
+#include "scale_run.h"
 
 namespace gb = graphfuse::bench;
+using gb::Plan, gb::run_child, gb::median_of, gb::fmt, gb::spread, gb::cpu_model;
 
 namespace {
-
-struct Plan {
-  std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000, 10'000'000};
-  std::vector<int> threads{1, 2};
-  std::vector<std::string> formats{"gfb", "json", "yaml"};
-  std::size_t slow_max = 100'000;  // largest graph for the slow (yaml-cpp, X3) formats: yaml, graph
-  std::vector<std::size_t> vf2_sizes{10'000, 100'000};
-  std::vector<std::string> rules;
-  std::string dir = "/tmp/graphfuse-scale";
-  std::string shape = "cnn";
-};
 
 std::size_t parse_size(const std::string& s) { return static_cast<std::size_t>(std::stod(s)); }
 
@@ -40,75 +31,9 @@ std::vector<T> split(const std::string& s, F parse) {
   return out;
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-/// Runs `self --case ...` and returns the figures from its RESULT line.
-gb::Figures run_child(const std::string& self, const std::string& name, const gb::CaseArgs& a) {
-  std::string cmd = quote(self) + " --case " + name + " --nodes " + std::to_string(a.nodes) +
-                    " --threads " + std::to_string(a.threads) + " --reps " + std::to_string(a.reps) + " --shape " + a.shape;
-  for (const auto& r : a.rules) cmd += " --rules " + quote(r);
-  if (!a.input.empty()) cmd += " --input " + quote(a.input);
-  if (!a.output.empty()) cmd += " --output " + quote(a.output);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw graphfuse::Error("cannot run " + cmd);
-  gb::Figures f;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) {
-    std::string line(buf);
-    if (line.rfind("RESULT ", 0) != 0) continue;
-    std::stringstream ss(line.substr(7));
-    for (std::string kv; ss >> kv;) {
-      auto eq = kv.find('=');
-      if (eq != std::string::npos) f[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
-    }
-  }
-  if (::pclose(p) != 0 || f.empty()) throw graphfuse::Error("failed: " + cmd);
-  return f;
-}
-
 // Timings are medians: of 3 runs at least, more where a run is short (and most at 10^5,
 // whose 20-ms rewrite is the reference of the time-per-node comparison).
 int reps_for(std::size_t n) { return n <= 100'000 ? 9 : n <= 1'000'000 ? 5 : 3; }
-
-/// Median of each figure over several fresh processes (a case that runs once per
-/// process, like apply, whose peak memory must not carry over), with the spread of
-/// total_ms as total_ms_min / total_ms_max.
-gb::Figures median_of(const std::vector<gb::Figures>& runs) {
-  gb::Figures out;
-  for (const auto& [key, unused] : runs.front()) {
-    std::vector<double> xs;
-    for (const gb::Figures& r : runs) xs.push_back(r.count(key) ? r.at(key) : 0.0);
-    std::sort(xs.begin(), xs.end());
-    std::size_t n = xs.size();
-    out[key] = n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-    if (key == "total_ms") {
-      out["total_ms_min"] = xs.front();
-      out["total_ms_max"] = xs.back();
-    }
-    (void)unused;
-  }
-  return out;
-}
-
-/// "median (min-max)"
-std::string spread(gb::Figures& f, const std::string& key, int digits = 1);
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
-std::string fmt(double x, int digits = 1) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
-
-std::string spread(gb::Figures& f, const std::string& key, int digits) {
-  return fmt(f[key], digits) + " (" + fmt(f[key + "_min"], digits) + "-" + fmt(f[key + "_max"], digits) + ")";
-}
 
 int run_parent(const std::string& self, const Plan& plan) {
   std::filesystem::create_directories(plan.dir);
@@ -221,6 +146,8 @@ int run_case(const std::string& name, const gb::CaseArgs& a) {
   else if (name == "generate") f = gb::case_generate(a);
   else if (name == "apply") f = gb::case_apply(a);
   else if (name == "vf2") f = gb::case_vf2(a);
+  else if (name == "mlir") f = gb::case_mlir(a);
+  else if (name == "cli") f = gb::case_cli(a);
   else throw graphfuse::Error("unknown case '" + name + "'");
   std::cout << "RESULT";
   for (const auto& [k, v] : f) std::cout << " " << k << "=" << std::setprecision(12) << v;
@@ -231,7 +158,12 @@ int run_case(const std::string& name, const gb::CaseArgs& a) {
 const char* kUsage =
     "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json,yaml]\n"
     "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n"
-    "                   [--shape cnn|wide]\n";
+    "                   [--shape cnn|wide]\n"
+    "       scale_bench --fanout chains,weights,shapes [--sizes 1e5,1e6,1e7] [--formats graph,json,yaml]\n"
+    "                   [--reps N] [--rules FILE]... [--dir DIR]\n"
+    "  --fanout: fan-out graphs (issue 18) with tests/rules/fanout.yaml; the chains form also\n"
+    "  runs mlir-opt-14 --canonicalize on the same program (Debian: apt-get install mlir-14-tools;\n"
+    "  skipped without it) next to the graphfuse CLI\n";
 
 }  // namespace
 
@@ -247,9 +179,12 @@ int main(int argc, char** argv) try {
     }
     if (i + 1 >= argc) throw graphfuse::Error("missing value after " + k + "\n" + kUsage);
     std::string v = argv[++i];
-    if (k == "--sizes") plan.sizes = split<std::size_t>(v, parse_size);
+    if (k == "--sizes") plan.sizes = split<std::size_t>(v, parse_size), plan.sizes_given = true;
     else if (k == "--threads" && case_name.empty()) plan.threads = split<int>(v, [](auto& s) { return std::stoi(s); });
-    else if (k == "--formats") plan.formats = split<std::string>(v, [](auto& s) { return s; });
+    else if (k == "--formats") plan.formats = split<std::string>(v, [](auto& s) { return s; }), plan.formats_given = true;
+    else if (k == "--fanout") plan.fanout = split<std::string>(v, [](auto& s) { return s; });
+    else if (k == "--form") a.form = v;
+    else if (k == "--mlir") a.mlir = v;
     else if (k == "--slow-max") plan.slow_max = parse_size(v);
     else if (k == "--vf2-sizes") plan.vf2_sizes = split<std::size_t>(v, parse_size);
     else if (k == "--rules") plan.rules.push_back(v);
@@ -258,11 +193,12 @@ int main(int argc, char** argv) try {
     else if (k == "--case") case_name = v;
     else if (k == "--nodes") a.nodes = parse_size(v);
     else if (k == "--threads") a.threads = std::stoi(v);
-    else if (k == "--reps") a.reps = std::stoi(v);
+    else if (k == "--reps") a.reps = plan.reps = std::stoi(v);
     else if (k == "--input") a.input = v;
     else if (k == "--output") a.output = v;
     else throw graphfuse::Error("unknown option " + k + "\n" + kUsage);
   }
+  if (plan.rules.empty() && (!plan.fanout.empty() || !a.form.empty())) plan.rules.push_back(GRAPHFUSE_SOURCE_DIR "/tests/rules/fanout.yaml");
   if (plan.rules.empty()) {
     // The shipped rules for TF-style CNN graphs: the seed rule and the tf/ family.
     std::string root = GRAPHFUSE_SOURCE_DIR "/rules";
@@ -277,7 +213,13 @@ int main(int argc, char** argv) try {
   std::cerr << "rules:";
   for (const auto& r : plan.rules) std::cerr << " " << r;
   std::cerr << "\n";
-  return run_parent(std::filesystem::canonical("/proc/self/exe").string(), plan);
+  std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  if (!plan.fanout.empty()) {
+    if (!plan.sizes_given) plan.sizes = {100'000, 1'000'000, 10'000'000};
+    if (!plan.formats_given) plan.formats = {"graph", "json", "yaml"};
+    return gb::run_fanout(self, plan);
+  }
+  return run_parent(self, plan);
 } catch (const std::exception& e) {
   std::cerr << "scale_bench: " << e.what() << "\n";
   return 1;

@@ -1,8 +1,15 @@
 // The scale benchmark's cases: generate, rewrite, apply (load + rewrite + save), VF2.
 #include "scale_cases.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "graphfuse/generate.h"
 #include "graphfuse/io.h"
@@ -17,6 +24,11 @@ namespace graphfuse::bench {
 namespace {
 
 Graph generate(const CaseArgs& a) {
+  if (!a.form.empty()) {
+    auto f = fanout_form(a.form);
+    if (!f) throw Error("unknown fan-out form '" + a.form + "' (chains, weights, shapes)");
+    return generate_fanout_graph(FanoutOptions{a.nodes, *f, 1000});
+  }
   GenerateOptions opt{a.nodes, 1, true};
   if (a.shape == "wide") opt.shape = GraphShape::Wide;
   else if (a.shape != "cnn") throw Error("unknown graph shape '" + a.shape + "' (cnn, wide)");
@@ -46,10 +58,18 @@ class Samples {
 
 }  // namespace
 
+std::string find_mlir_opt() {
+  if (const char* env = std::getenv("MLIR_OPT")) return env;
+  for (const char* p : {"/usr/bin/mlir-opt-14", "/usr/lib/llvm-14/bin/mlir-opt"})
+    if (std::filesystem::exists(p)) return p;
+  return "";
+}
+
 Figures case_generate(const CaseArgs& a) {
   auto t0 = Clock::now();
   Graph g = generate(a);
   double gen_ms = ms_since(t0);
+  if (!a.mlir.empty()) write_mlir(g, a.mlir);
   auto t1 = Clock::now();
   save_graph(g, a.output);
   return {{"nodes", static_cast<double>(g.size())}, {"gen_ms", gen_ms}, {"save_ms", ms_since(t1)}};
@@ -129,6 +149,114 @@ Figures case_apply(const CaseArgs& a) {
   // VmHWM was reset between phases: the process's peak is the largest phase peak.
   f["peak_bytes"] = std::max({f["load_peak_bytes"], f["rewrite_peak_bytes"], f["save_peak_bytes"],
                               static_cast<double>(peak_rss())});
+  return f;
+}
+
+void write_mlir(const Graph& g, const std::string& path) {
+  std::ofstream out(path);
+  auto name = [&g](ValueRef v) { return "%" + g.node(v.node).id; };
+  const OpType in_op = OpType::intern(ops::kInput), const_op = OpType::intern(ops::kConst);
+  out << "func @main(";
+  for (std::size_t i = 0; i < g.inputs().size(); ++i)
+    out << (i ? ", " : "") << name({g.inputs()[i], 0}) << ": i64";
+  out << ") -> i64 {\n";
+  const std::map<std::string_view, const char*> arith{{"Mul", "arith.muli"}, {"Add", "arith.addi"},
+                                                      {"Xor", "arith.xori"}};
+  std::string line;
+  for (NodeId n = 0; n < g.capacity(); ++n) {
+    if (!g.alive(n) || g.op(n) == in_op) continue;
+    const Node& nd = g.node(n);
+    line = "  %" + nd.id + " = ";
+    if (nd.op == const_op) {
+      const Tensor* t = constant_tensor(g, {n, 0});
+      if (!t || t->dtype != DType::Int64 || t->num_elements() != 1) throw Error("write_mlir: '" + nd.id + "' is no int64 scalar");
+      line += "arith.constant " + std::to_string(*t->as<std::int64_t>()) + " : i64\n";
+    } else {
+      auto op = arith.find(nd.op.name());
+      if (op == arith.end() || nd.inputs.size() != 2) throw Error("write_mlir: no arith op for '" + nd.id + "'");
+      line += std::string(op->second) + " " + name(nd.inputs[0]) + ", " + name(nd.inputs[1]) + " : i64\n";
+    }
+    out << line;
+  }
+  out << "  return " << name(g.outputs().at(0)) << " : i64\n}\n";
+  if (!out) throw Error("cannot write " + path);
+}
+
+namespace {
+
+/// Runs `cmd` (stderr folded into stdout) and returns what it printed; `f` gets the whole
+/// process's wall time, CPU time (user + system) and peak resident memory, start and exit
+/// included. This process is a fresh `--case` child that waits for nothing else, so the
+/// children's rusage is the command's.
+std::string run_timed(const std::string& cmd, Figures& f) {
+  auto t0 = Clock::now();
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw Error("cannot run " + cmd);
+  std::string all;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) all += buf;
+  int rc = ::pclose(p);
+  f["process_ms"] = ms_since(t0);
+  if (rc != 0) throw Error("failed (" + std::to_string(rc) + "): " + cmd + "\n" + all);
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  auto ms = [](timeval t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  f["process_cpu_ms"] = ms(u.ru_utime) + ms(u.ru_stime);
+  f["peak_bytes"] = static_cast<double>(u.ru_maxrss) * 1024;  // the largest child: the command
+  return all;
+}
+
+/// The graphfuse CLI next to this benchmark (build/graphfuse beside build/bench/).
+std::string graphfuse_cli() {
+  auto exe = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "graphfuse";
+  if (!std::filesystem::exists(exe)) throw Error(exe.string() + " is missing (cmake --build BUILD --target graphfuse)");
+  return exe.string();
+}
+
+}  // namespace
+
+Figures case_mlir(const CaseArgs& a) {
+  Figures f;
+  std::string mlir_opt = find_mlir_opt();
+  if (mlir_opt.empty())
+    throw Error("mlir-opt not found: install Debian's mlir-14-tools (apt-get install mlir-14-tools) or set MLIR_OPT");
+  std::string out = run_timed("'" + mlir_opt + "' --canonicalize -mlir-timing '" + a.input + "' -o /dev/null", f);
+  // -mlir-timing's lines: "    0.0164 ( 99.0%)  Parser" (seconds, share, name)
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream ss(line);
+    double sec = 0;
+    std::string pct, pct2, name;
+    if (!(ss >> sec >> pct)) continue;
+    if (pct.back() != ')') ss >> pct2;
+    std::getline(ss, name);
+    name.erase(0, name.find_first_not_of(' '));
+    if (name == "Parser") f["parse_ms"] = sec * 1e3;
+    else if (name == "Canonicalizer") f["canonicalize_ms"] = sec * 1e3;
+    else if (name == "Output") f["output_ms"] = sec * 1e3;
+    else if (name == "Total") f["timing_total_ms"] = sec * 1e3;
+  }
+  if (!f.count("canonicalize_ms")) throw Error("mlir-opt printed no Canonicalizer timing:\n" + out);
+  f["nodes"] = static_cast<double>(a.nodes);
+  return f;
+}
+
+Figures case_cli(const CaseArgs& a) {
+  std::string cmd = "'" + graphfuse_cli() + "' apply --threads " + std::to_string(a.threads);
+  for (const auto& r : a.rules) cmd += " --rules '" + r + "'";
+  cmd += " '" + a.input + "' -o '" + a.output + "'";
+  Figures f;
+  std::string out = run_timed(cmd, f);
+  // "time: load 12.34 ms, rewrite 5.67 ms, save 8.90 ms"
+  auto at = out.find("time: load ");
+  double load = 0, rewrite = 0, save = 0;
+  if (at == std::string::npos ||
+      std::sscanf(out.c_str() + at, "time: load %lf ms, rewrite %lf ms, save %lf ms", &load, &rewrite, &save) != 3)
+    throw Error("graphfuse apply printed no time line:\n" + out);
+  f["load_ms"] = load;
+  f["rewrite_ms"] = rewrite;
+  f["save_ms"] = save;
+  f["nodes"] = static_cast<double>(a.nodes);
   return f;
 }
 

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace graphfuse {
+class Graph;
+}
+
 namespace graphfuse::bench {
 
 /// What a case needs; unused fields are ignored.
@@ -17,6 +21,8 @@ struct CaseArgs {
   int threads = 1;
   int reps = 1;                    ///< repetitions; timings are the best of them
   std::string input, output;       ///< graph files (format by extension)
+  std::string form;                ///< a fan-out form (chains, weights, shapes); empty: the CNN-like graph
+  std::string mlir;                ///< generate: also write the graph as an MLIR module here
 };
 
 /// Named figures a case reports (milliseconds, counts, bytes).
@@ -30,6 +36,20 @@ Figures case_generate(const CaseArgs& a);
 /// The whole `apply`: loads a.input, rewrites, saves a.output; each phase timed, plus
 /// the process's peak memory.
 Figures case_apply(const CaseArgs& a);
+/// mlir-opt from Debian's mlir-14-tools: $MLIR_OPT, /usr/bin/mlir-opt-14 or LLVM 14's own;
+/// empty when there is none (the MLIR comparison is then skipped).
+std::string find_mlir_opt();
+/// mlir-opt --canonicalize -mlir-timing on a.input (an MLIR module): its parse,
+/// Canonicalizer and output wall times, and the whole process's wall time, CPU time and
+/// peak memory. Throws, saying how to install it, when Debian's mlir-14-tools is missing.
+Figures case_mlir(const CaseArgs& a);
+/// `graphfuse apply` as a user runs it (the CLI next to the benchmark, a.rules, a.threads,
+/// a.input to a.output): its load / rewrite / save times and the same process figures.
+Figures case_cli(const CaseArgs& a);
+/// Writes a graph of Const, Input, Mul, Add and Xor nodes (int64 scalars, the fan-out
+/// `chains` form) as an MLIR 14 module of `arith` ops, node for node in id order.
+void write_mlir(const Graph& g, const std::string& path);
+
 /// The VF2 baseline against the matcher, rule by rule, on a generated graph; throws
 /// when the two disagree on the set of candidate roots.
 Figures case_vf2(const CaseArgs& a);
