@@ -20,7 +20,8 @@ struct Embedding {
 struct VmState {
   Embedding emb;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;  ///< (choice pc, alternative)
-  std::vector<Use> uses;  ///< scratch for Consumer
+  std::vector<Use> uses;  ///< scratch for Consumer: the consumers of `uses_of`
+  ValueRef uses_of;
   /// The largest pc at which a step failed in the last run: the furthest the search got,
   /// which is what a why-not explanation reports.
   std::uint32_t furthest_fail = 0;
@@ -33,9 +34,10 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
 
 /// Binds node reg in.c to the first consumer at or after position `from` of the value in
 /// value reg in.a that passes the slot and distinctness tests; returns the position used,
-/// or -1 when none is left. `uses` is scratch.
+/// or -1 when none is left. `uses` holds the consumers of `uses_of`: read at position 0,
+/// kept for the resumes that follow.
 std::int64_t vm_consumer(const Graph& g, const Instr& in, Embedding& e, std::uint32_t from,
-                         std::vector<Use>& uses);
+                         std::vector<Use>& uses, ValueRef& uses_of);
 
 /// Runs `p` with node register 0 = `root`. Calls `on_match(const Embedding&)` for every
 /// embedding, in a deterministic order; the search continues while it returns true.
@@ -64,7 +66,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
         pc = in.aux;
         continue;
       case Opcode::Consumer: {
-        std::int64_t at = vm_consumer(g, in, st.emb, 0, st.uses);
+        std::int64_t at = vm_consumer(g, in, st.emb, 0, st.uses, st.uses_of);
         ok = at >= 0;
         if (ok) st.choices.emplace_back(pc, static_cast<std::uint32_t>(at));
         else if (pc > st.furthest_fail) st.furthest_fail = pc;
@@ -90,7 +92,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
       auto& [choice_pc, alt] = st.choices.back();
       const Instr& c = p.code[choice_pc];
       if (c.op == Opcode::Consumer) {
-        std::int64_t at = vm_consumer(g, c, st.emb, alt + 1, st.uses);
+        std::int64_t at = vm_consumer(g, c, st.emb, alt + 1, st.uses, st.uses_of);
         if (at >= 0) {
           alt = static_cast<std::uint32_t>(at);
           pc = choice_pc + 1;
