@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/fold_step.h"
+#include "graphfuse/cost.h"
 #include "graphfuse/io.h"
 #include "graphfuse/kernels/executor.h"
 #include "graphfuse/kernels/fold.h"
@@ -51,9 +52,6 @@ struct PyRewriteOptions {
 };
 
 gf::RewriteOptions to_engine(const PyRewriteOptions& o) {
-  // Targets (per-target kernel availability) are not part of the engine yet; saying so beats
-  // silently rewriting for a target the caller did not ask for.
-  if (o.target) throw gf::Error("target '" + *o.target + "': target profiles are not supported by this graphfuse");
   if (o.max_rounds < 1) throw gf::Error("max_rounds must be at least 1 (got " + std::to_string(o.max_rounds) + ")");
   if (o.threads < 0) throw gf::Error("threads must be 0 (all cores) or more (got " + std::to_string(o.threads) + ")");
   gf::RewriteOptions r;
@@ -62,6 +60,8 @@ gf::RewriteOptions to_engine(const PyRewriteOptions& o) {
   r.max_nodes = o.max_nodes;
   r.only_rules = o.only;
   r.rule_times = false;  // times would make stats differ between identical runs
+  // A target profile (name or file) gates the rewrite as `--target` does (docs/cost-model.md).
+  if (o.target) r.gate = gf::make_target_gate(std::make_shared<const gf::CostModel>(gf::load_target(*o.target)));
   return r;
 }
 

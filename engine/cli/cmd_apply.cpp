@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/fold_step.h"
 #include "cli/progress.h"
+#include "cli/target_option.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
@@ -25,6 +26,7 @@ struct ApplyOptions {
   std::string stats_json;
   bool quiet = false;
   std::string fold = "auto";  ///< constant folding between rewrite passes (cli/fold_step.h)
+  std::string target;  ///< --target (cli/target_option.h)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -47,6 +49,7 @@ int run_apply(ApplyOptions o) {
   if (o.shuffle) o.rewrite.shuffle_seed = o.shuffle_seed;
   o.rewrite.rule_times = o.stats || !o.stats_json.empty();
   o.rewrite.throw_on_nonconvergence = false;  // report first, then fail
+  apply_target(o.target, o.rewrite);
   if (progress.enabled())
     o.rewrite.progress = [&progress](const RewriteProgress& p) {
       bool match = p.phase == RewriteProgress::Phase::Match;
@@ -133,6 +136,7 @@ void register_apply(CLI::App& app, Handler& run) {
   cmd->add_option("--fold", opt->fold,
                   "Constant folding between rewrite passes: auto (nodes the rules created), all, off")
       ->capture_default_str();
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &run] { run = [opt] { return run_apply(*opt); }; });
 }
 

@@ -7,7 +7,9 @@
 
 #include "cli/commands.h"
 #include "graphfuse/rules.h"
+#include "graphfuse/target.h"
 #include "match/program.h"
+#include "target/rule_check.h"
 #include "testing/rule_test_file.h"
 
 namespace graphfuse::cli {
@@ -17,7 +19,21 @@ namespace {
 struct CheckOptions {
   std::vector<std::string> files;
   bool programs = false;
+  std::string target;  ///< --target: static analysis against a target profile
 };
+
+// Warnings, one per finding, with the rule's position, then a summary line.
+void report_target(const std::string& path, const RuleSet& rules, const TargetProfile& t) {
+  std::vector<target::Finding> found = target::check_rules(rules, t);
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (const target::Finding& f : found) {
+    ++counts[static_cast<int>(f.kind)];
+    std::cout << f.loc.str() << ": warning: rule " << f.rule << " [" << target::finding_kind_name(f.kind)
+              << "]: " << f.message << "\n";
+  }
+  std::cout << path << " on " << t.name << ": " << rules.size() << " rules, " << counts[0] << " unusable, " << counts[1]
+            << " partly usable, " << counts[2] << " shadowed, " << counts[3] << " pairs that undo each other\n";
+}
 
 // The rule files to load for `path`: the file itself, or, for a rule-test file without
 // rules of its own (`load:` + `tests:`), the files it loads, together.
@@ -43,6 +59,8 @@ std::vector<std::string> rule_files_of(const std::string& path) {
 // the errors of the next.
 int run_check(const CheckOptions& o) {
   int failed = 0;
+  std::optional<TargetProfile> target;
+  if (!o.target.empty()) target = load_target(o.target);
   for (const std::string& path : o.files) {
     try {
       // A rule-test file's cases are read as `test` reads them, so what `test` would refuse
@@ -70,6 +88,7 @@ int run_check(const CheckOptions& o) {
       std::cout << path << ": " << rules.size() << (rules.size() == 1 ? " rule" : " rules");
       if (disabled) std::cout << " (" << disabled << " disabled)";
       std::cout << ", ok\n";
+      if (target) report_target(path, rules, *target);
       if (!o.programs) continue;
       for (const Rule& r : rules.rules())
         std::cout << "\n" << r.label() << "\n" << match::disassemble(r.compiled->match);
@@ -88,6 +107,9 @@ void register_check(CLI::App& app, Handler& run) {
   CLI::App* cmd = app.add_subcommand("check", "Parse and compile rule files (no graph needed); report errors with positions");
   cmd->add_option("FILES", opt->files, "Rule files (a rule-test file checks the rule files it loads)")->required();
   cmd->add_flag("--programs", opt->programs, "Also print each rule's compiled match program");
+  cmd->add_option("--target", opt->target,
+                  "Also check the rules against a target profile (name or file): rules that can never fire there, "
+                  "shadowed rules, rule pairs that undo each other (warnings)");
   cmd->callback([opt, &run] { run = [opt] { return run_check(*opt); }; });
 }
 

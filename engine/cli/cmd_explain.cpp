@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/target_option.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
@@ -15,6 +16,7 @@ struct ExplainOptions {
   std::string rule;
   std::string node;
   RewriteOptions rewrite;
+  std::string target;  ///< --target (cli/target_option.h)
 };
 }  // namespace
 
@@ -30,8 +32,10 @@ void register_explain(CLI::App& app, Handler& run) {
   cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Bound on rewriting rounds, as for apply")
       ->check(at_least(1))
       ->capture_default_str();
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &run] {
     run = [opt] {
+      apply_target(opt->target, opt->rewrite);
       RuleSet rules = load_rule_files(opt->rules);
       Graph g = load_graph(opt->input);
       std::cout << explain_candidate(g, rules, opt->rule, opt->node, opt->rewrite);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/fold_step.h"
+#include "cli/target_option.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rules.h"
 #ifdef GRAPHFUSE_HAVE_KERNELS
@@ -25,6 +26,7 @@ struct RunOptions {
   int threads = 0;
   std::uint64_t seed = 0;
   std::string fold = "auto";
+  std::string target;  ///< --target (cli/target_option.h)
 };
 
 #ifdef GRAPHFUSE_HAVE_KERNELS
@@ -96,6 +98,7 @@ int run_run(const RunOptions& o) {
     rewritten = original;
     RewriteOptions ropt;
     ropt.threads = o.threads;
+    apply_target(o.target, ropt);
     FoldSummary fold;
     RewriteReport report = rewrite_with_fold(*rewritten, rules, ropt, o.fold, &fold);
     std::cout << "rules applied: " << rules_applied(report) << "\n";
@@ -151,6 +154,7 @@ void register_run(CLI::App& app, Handler& run) {
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs and of constants without data")
       ->capture_default_str();
   cmd->add_option("--fold", opt->fold, "Constant folding after rewriting: auto, all, off")->capture_default_str();
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &run] { run = [opt] { return run_run(*opt); }; });
 }
 

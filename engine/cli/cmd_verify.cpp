@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/target_option.h"
 #include "cli/fold_step.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rules.h"
@@ -25,6 +26,7 @@ struct VerifyOptions {
   std::string fold = "auto";
   std::string output;
   std::vector<std::string> only;
+  std::string target;  ///< --target (cli/target_option.h)
 };
 
 #ifdef GRAPHFUSE_HAVE_KERNELS
@@ -45,6 +47,7 @@ int run_verify(const VerifyOptions& o) {
   ropt.threads = o.threads;
   ropt.throw_on_nonconvergence = true;
   ropt.only_rules = o.only;
+  apply_target(o.target, ropt);
   FoldSummary fold;
   RewriteReport report = rewrite_with_fold(rewritten, rules, ropt, o.fold, &fold);
   std::cout << "rules applied: " << rules_applied(report) << "\n";
@@ -97,6 +100,7 @@ void register_verify(CLI::App& app, Handler& run) {
   cmd->add_option("-o,--output", opt->output, "Also save the rewritten graph here");
   cmd->add_option("--only", opt->only, "Apply only this rule (repeatable), to verify rules one at a time")
       ->allow_extra_args(false);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &run] { run = [opt] { return run_verify(*opt); }; });
 }
 

@@ -191,6 +191,9 @@ class Driver {
   RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
   RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
   RewriteReport stop_at_max_rounds(const std::vector<match::Found>& next);
+  /// Puts each legal match to RewriteOptions::gate: drops the declined ones from `keys`
+  /// and orders the rest by saving first.
+  void gate_round(const match::MatchResults& mr, std::vector<Key>& keys, int round);
   std::set<std::uint32_t> fired_since(int round) const;
   /// Applies one match unless it conflicts or is stale; true when applied.
   bool apply_match(const match::MatchResults& mr, const match::Found& f, int round);
@@ -221,6 +224,8 @@ class Driver {
   std::vector<NodeId> created_, changed_;  // scratch
   match::Embedding emb_;  // the match being applied, copied out of the match buffers
   std::vector<NodeId> each_nodes_;  // emb_.nodes plus the elements of its eaches (reused)
+  std::vector<GateVerdict> verdicts_;  // with a gate: per MatchResults::found index
+  std::string_view gate_detail_;       // the verdict of the match being applied
 };
 
 void Driver::select_rules() {
@@ -395,6 +400,59 @@ RewriteReport Driver::stop_at_max_rounds(const std::vector<match::Found>& next) 
   return stop(StopKind::MaxRounds, why, firing);
 }
 
+void Driver::gate_round(const match::MatchResults& mr, std::vector<Key>& keys, int round) {
+  verdicts_.assign(mr.found.size(), GateVerdict{});
+  auto decide = [&](std::size_t begin, std::size_t end) {
+    match::Embedding e;
+    for (std::size_t i = begin; i < end; ++i) {
+      const match::Found& f = mr.found[keys[i].idx];
+      mr.load(f, e);
+      const Rule& rule = rules_[f.rule];
+      const auto& roots = rule.compiled->match.roots;
+      std::vector<NodeId> root_nodes;
+      for (std::uint32_t r : roots) root_nodes.push_back(e.nodes[r]);
+      std::vector<PlannedNode> planned = plan_rewrite(g_, rule, e);
+      // An each's elements are matched (and removed) nodes too, as apply_match counts them.
+      std::vector<NodeId> matched(e.nodes.begin(), e.nodes.end());
+      if (!rule.compiled->match.eaches.empty()) match::append_each_nodes(g_, e, rule.compiled->match, matched);
+      verdicts_[keys[i].idx] = opt_.gate->decide(g_, GateCandidate{rule, matched, root_nodes, planned});
+    }
+  };
+  // Verdicts are pure functions of (graph, match): computing them in parallel changes nothing.
+  if (arena_ && keys.size() > 256)
+    arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 64),
+                        [&](const tbb::blocked_range<std::size_t>& r) { decide(r.begin(), r.end()); });
+    });
+  else
+    decide(0, keys.size());
+  std::vector<Key> kept;
+  kept.reserve(keys.size());
+  for (const Key& k : keys) {
+    const GateVerdict& v = verdicts_[k.idx];
+    if (v.apply) {
+      kept.push_back(k);
+      continue;
+    }
+    auto& declined = stats(k.rule).declined;
+    auto it = std::lower_bound(declined.begin(), declined.end(), v.summary,
+                               [](const auto& p, const std::string& s) { return p.first < s; });
+    if (it == declined.end() || it->first != v.summary) it = declined.insert(it, {v.summary, 0});
+    ++it->second;
+    if (hooks_) {
+      mr.load(mr.found[k.idx], emb_);
+      Event ev{round, k.rule, k.root, &emb_};
+      ev.outcome = Event::Outcome::Declined;
+      ev.gate_detail = v.detail;
+      hooks_->on_candidate(ev);
+    }
+  }
+  // The larger saving first; equal savings keep the order without a gate.
+  std::stable_sort(kept.begin(), kept.end(),
+                   [&](const Key& a, const Key& b) { return verdicts_[a.idx].saving > verdicts_[b.idx].saving; });
+  keys.swap(kept);
+}
+
 bool Driver::leaf_changed(const match::Found& f, int round) const {
   const match::MatchProgram& prog = rules_[f.rule].compiled->match;
   const Mark m = native_[f.rule] ? kChanged : kConstChanged;
@@ -421,6 +479,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
   }
   const auto& nodes = *matched;
   Event ev{round, f.rule, f.root, &emb_};
+  ev.gate_detail = gate_detail_;
   auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return marked(n, round, kClaimed); });
   if (shared != nodes.end()) {
     ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
@@ -516,6 +575,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
 
 RewriteReport Driver::run() {
   rep_.nodes_before = g_.size();
+  rep_.gated = opt_.gate != nullptr;
   select_rules();
   int threads = opt_.threads > 0 ? opt_.threads : tbb::info::default_concurrency();
   rep_.threads = threads;
@@ -559,13 +619,14 @@ RewriteReport Driver::run() {
     }
     // The order matches arrive in must not matter; shuffling it proves that it does not.
     if (rng) std::shuffle(mr.found.begin(), mr.found.end(), *rng);
-    const std::vector<Key> keys = order(mr.found);
+    std::vector<Key> keys = order(mr.found);
+    if (opt_.gate) gate_round(mr, keys, round);
     // One round past max_rounds may only confirm the fixed point.
     if (round > opt_.max_rounds) {
       rs.apply_ms = ms_between(t1, Clock::now());
       rs.nodes = g_.size();
       rep_.per_round.push_back(rs);
-      if (mr.found.empty()) break;
+      if (keys.empty()) break;
       return stop_at_max_rounds(mr.found);
     }
 
@@ -579,8 +640,10 @@ RewriteReport Driver::run() {
       // few matches ahead will touch while this one is applied.
       if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + 2 * kPrefetchAhead].idx]), false);
       if (i + kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + kPrefetchAhead].idx]), true);
+      if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
       if (!apply_match(mr, mr.found[keys[i].idx], round)) continue;
       ++rs.applied;
+      if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
       if (g_.size() > max_nodes) {
         rs.nodes = g_.size();
         rep_.per_round.push_back(rs);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 
 #include "graphfuse/rewrite.h"
 #include "match/vm.h"
@@ -12,7 +13,8 @@ namespace graphfuse::rewrite {
 
 /// What happened to one legal match while a round applied its matches in order.
 struct CandidateEvent {
-  enum class Outcome { Applied, Conflict, Stale };
+  /// Declined: the RewriteGate said no (gate_detail says why).
+  enum class Outcome { Applied, Conflict, Stale, Declined };
   int round = 0;
   std::uint32_t rule = 0;
   NodeId root = kNoNode;
@@ -23,6 +25,8 @@ struct CandidateEvent {
   NodeId shared = kNoNode;
   std::uint32_t winner_rule = 0;
   NodeId winner_root = kNoNode;
+  /// With a RewriteGate: its GateVerdict::detail for this match.
+  std::string_view gate_detail{};
 };
 
 struct DriverHooks {

@@ -234,6 +234,7 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
   o.max_rounds = opt.max_rounds;
   o.max_nodes = opt.max_nodes;
   o.only_rules = opt.only_rules;
+  o.gate = opt.gate;
   o.throw_on_nonconvergence = false;
   bool runs = o.only_rules.empty() ? rule->enabled
                                    : std::find(o.only_rules.begin(), o.only_rules.end(), rule->name) != o.only_rules.end();
@@ -241,7 +242,7 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
   std::map<std::pair<std::uint32_t, NodeId>, std::string> root_ids;  // applied matches' root ids
   std::map<NodeId, std::string> seen;  // nodes of applied matches, as they were before
   int fired = 0;
-  std::string lost, taken_by;
+  std::string lost, taken_by, declined;
   rewrite::DriverHooks hooks;
   hooks.on_candidate = [&](const rewrite::CandidateEvent& ev) {
     using Outcome = rewrite::CandidateEvent::Outcome;
@@ -253,12 +254,17 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
     std::string round = "round " + std::to_string(ev.round) + ": ";
     if (mine && ev.outcome == Outcome::Applied) {
       if (fired == 0) fired = ev.round;
-      out += round + "applied\n";
+      out += round + (ev.gate_detail.empty() ? "applied" : std::string(ev.gate_detail) + ", applied") + "\n";
+    } else if (mine && ev.outcome == Outcome::Declined) {
+      declined = "not applied: " + std::string(ev.gate_detail);
+      out += round + "matched, but " + declined + "\n";
     } else if (mine && ev.outcome == Outcome::Conflict) {
       std::string winner = rules[ev.winner_rule].label() + " at '" + root_ids[{ev.winner_rule, ev.winner_root}] + "'";
       lost = "lost a conflict to " + winner;
       out += round + "matched, but lost a conflict over " + seen[ev.shared] + " to " + winner + " (" +
-             why_first(rules, ev.winner_rule, rule_index) + ")\n";
+             (o.gate ? std::string("with a target, the larger estimated saving goes first")
+                     : why_first(rules, ev.winner_rule, rule_index)) +
+             ")\n";
     } else if (mine) {
       out += round + "matched, but a node it reads changed earlier in the round; retried next round\n";
     } else if (ev.outcome == Outcome::Applied && fired == 0 &&
@@ -279,6 +285,8 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
     verdict = "fires in round " + std::to_string(fired);
   } else if (!lost.empty()) {
     verdict = "does not fire: " + lost;
+  } else if (!declined.empty()) {
+    verdict = "does not fire: " + declined;
   } else if (before.kind != Analysis::Kind::Legal) {
     verdict = "does not fire: " + before.short_reason;
   } else if (!taken_by.empty()) {

@@ -71,6 +71,26 @@ std::string json_string(std::string_view s) {
 
 }  // namespace
 
+// With a gate (--target): per rule that it saw, the estimated saving of what was applied
+// and the declined matches by reason.
+static std::string format_gate_stats(const RewriteReport& rep) {
+  std::string out;
+  for (const RuleStats& s : rep.rules) {
+    if (s.declined.empty() && s.applied == 0) continue;
+    std::size_t declined = 0;
+    std::string why;
+    for (const auto& [reason, n] : s.declined) {
+      declined += n;
+      why += (why.empty() ? " (" : "; ") + reason + " " + std::to_string(n);
+    }
+    char saved[64];
+    std::snprintf(saved, sizeof saved, "%.3f", s.saving);
+    out += "target: " + s.rule + ": applied " + std::to_string(s.applied) + ", est. saving " + saved + " ms; declined " +
+           std::to_string(declined) + (why.empty() ? "" : why + ")") + "\n";
+  }
+  return out;
+}
+
 std::string format_stats(const RewriteReport& rep) {
   std::size_t w = 4;
   for (const RuleStats& s : rep.rules) w = std::max(w, label(s).size());
@@ -85,6 +105,7 @@ std::string format_stats(const RewriteReport& rep) {
            pad_left(std::to_string(s.applied), 12) + pad_left(ms(s.match_ms), 12) + pad_left(ms(s.apply_ms), 12) + "  " +
            (rejected.empty() ? "-" : rejected) + "\n";
   }
+  if (rep.gated) out += format_gate_stats(rep);
   out += "round  candidates     matched     applied       nodes    match ms    apply ms\n";
   for (std::size_t i = 0; i < rep.per_round.size(); ++i) {
     const RoundStats& r = rep.per_round[i];
@@ -119,7 +140,14 @@ std::string stats_json(const RewriteReport& rep) {
     for (std::size_t k = 0; k < kRejectReasons; ++k)
       o += std::string(k ? ", " : "") + json_string(reject_reason_name(static_cast<RejectReason>(k))) + ": " +
            std::to_string(s.rejected[k]);
-    o += "}, \"match_ms\": " + ms(s.match_ms) + ", \"apply_ms\": " + ms(s.apply_ms) + "}";
+    o += "}, \"match_ms\": " + ms(s.match_ms) + ", \"apply_ms\": " + ms(s.apply_ms);
+    if (rep.gated) {
+      o += ", \"saving_ms\": " + ms(s.saving) + ", \"declined\": {";
+      for (std::size_t k = 0; k < s.declined.size(); ++k)
+        o += std::string(k ? ", " : "") + json_string(s.declined[k].first) + ": " + std::to_string(s.declined[k].second);
+      o += "}";
+    }
+    o += "}";
   }
   o += rep.rules.empty() ? "],\n" : "\n  ],\n";
   o += "  \"per_round\": [";

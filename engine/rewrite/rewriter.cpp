@@ -220,4 +220,29 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   *trace = std::move(line);
 }
 
+std::vector<PlannedNode> plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e) {
+  const match::RewriteProgram& prog = rule.compiled->rewrite;
+  const match::MatchProgram& mp = rule.compiled->match;
+  std::vector<PlannedNode> out(prog.nodes.size());
+  for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
+    const match::RwNode& n = prog.nodes[i];
+    PlannedNode& p = out[i];
+    p.op = n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op;
+    p.attrs = build_attrs(g, rule, n, e);
+    if (n.takeover >= 0) p.takes_over = e.nodes[mp.roots[static_cast<std::size_t>(n.takeover)]];
+    for (const RwInput& in : n.inputs) {
+      switch (in.kind) {
+        case RwInput::Kind::Value: p.inputs.push_back(e.values[in.index]); break;
+        case RwInput::Kind::NodeOut: p.inputs.push_back(ValueRef{e.nodes[in.index], in.port}); break;
+        case RwInput::Kind::New: p.inputs.push_back(ValueRef{kNoNode, in.index}); break;
+        case RwInput::Kind::Absent: p.inputs.push_back(ValueRef{kNoNode, kAbsentInput}); break;
+        case RwInput::Kind::Variadic:
+          for (ValueRef v : match::variadic_values(g, e, mp, in.index)) p.inputs.push_back(v);
+          break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace graphfuse::rewrite

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphfuse/graph.h"
+#include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
 #include "match/vm.h"
 
@@ -72,5 +73,10 @@ class Rewriter {
 /// attribute `_rule` = the rule's name. Writes one
 /// line to `trace` when it is not null.
 void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, std::string* trace);
+
+/// What apply_rewrite would create for `e`, without mutating anything (ops, attributes
+/// and inputs of the template's nodes; empty for erase-style rewrites): what a
+/// RewriteGate judges. Read-only, safe to call from several threads.
+std::vector<PlannedNode> plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e);
 
 }  // namespace graphfuse::rewrite

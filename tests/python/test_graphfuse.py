@@ -155,7 +155,7 @@ class Rewriting(Base):
     def test_bad_options(self):
         g = graphfuse.load_graph(SEED_CHAIN)
         rules = graphfuse.load_rules(SEED_RULES)
-        for kwargs in ({"target": "ort-cpu"}, {"fold": "sometimes"}, {"max_rounds": 0}, {"threads": -1},
+        for kwargs in ({"target": "no_such_target"}, {"fold": "sometimes"}, {"max_rounds": 0}, {"threads": -1},
                        {"only": ["no_such_rule"]}):
             with self.subTest(**kwargs), self.assertRaises(graphfuse.Error):
                 g.rewrite(rules, **kwargs)

@@ -1,0 +1,175 @@
+// Per-node estimates on a roofline: time = max(FLOPs / (peak x efficiency),
+// bytes / (bandwidth x efficiency)) + per-kernel overhead.
+#include <algorithm>
+#include <cmath>
+
+#include "graphfuse/cost.h"
+
+namespace graphfuse {
+
+namespace {
+
+double elements(const ValueType* t) {
+  if (!t || !t->shape_known) return -1;
+  double n = 1;
+  for (std::int64_t d : t->shape) {
+    if (d < 0) return -1;
+    n *= static_cast<double>(d);
+  }
+  return n;
+}
+
+double bytes_of(const ValueType* t) {
+  double n = elements(t);
+  if (n < 0) return -1;
+  std::size_t sz = t->dtype == DType::Undefined ? 4 : dtype_size(t->dtype);
+  return n * static_cast<double>(sz == 0 ? 4 : sz);
+}
+
+bool is_constant_op(std::string_view op) { return op == "Const" || op == "Constant"; }
+
+// Ops classified by name: the convolution and matrix-product families of ONNX, ONNX
+// Runtime's contrib ops and TensorFlow; every other op is placed on the memory roofline.
+CostClass classify(std::string_view op) {
+  if (op == "Input" || is_constant_op(op)) return CostClass::Free;
+  std::string_view local = op.substr(op.rfind('.') == std::string_view::npos ? 0 : op.rfind('.') + 1);
+  if (local.find("Conv") != std::string_view::npos) return CostClass::Conv;
+  if (local.find("MatMul") != std::string_view::npos || local == "Gemm" || local == "BatchMatMul" ||
+      local == "BatchMatMulV2")
+    return CostClass::MatMul;
+  return CostClass::Eltwise;
+}
+
+// ONNX convolutions keep channels in dim 1; TensorFlow's follow data_format (NHWC default).
+bool onnx_layout(std::string_view op) {
+  return op == "Conv" || op == "ConvTranspose" || op == "com.microsoft.FusedConv" || op == "com.microsoft.NhwcConv" ||
+         op == "ConvInteger";
+}
+
+double out_channels(std::string_view op, const Attributes& attrs, const ValueType& out) {
+  const auto& s = out.shape;
+  if (s.size() < 2) return -1;
+  bool nhwc = !onnx_layout(op);
+  if (const auto* f = attrs.get_if<std::string>("data_format")) nhwc = f->rfind("NC", 0) != 0;
+  if (op == "com.microsoft.NhwcConv") nhwc = true;
+  return static_cast<double>(nhwc ? s.back() : s[1]);
+}
+
+}  // namespace
+
+ValueType value_type(const Graph& g, ValueRef v) {
+  if (!v.valid() || !g.alive(v.node)) return {};
+  const Node& n = g.node(v.node);
+  if (v.port < n.outputs.size() && n.outputs[v.port].type.shape_known) return n.outputs[v.port].type;
+  ValueType t = v.port < n.outputs.size() ? n.outputs[v.port].type : ValueType{};
+  if (is_constant_op(n.op.name())) {
+    if (const auto* tensor = n.attrs.get_if<Tensor>("value")) {
+      t.shape = tensor->shape;
+      t.dtype = tensor->dtype;
+      t.shape_known = true;
+    } else if (const auto* shape = n.attrs.get_if<std::vector<std::int64_t>>("shape")) {
+      t.shape = *shape;
+      t.shape_known = true;
+    }
+  }
+  return t;
+}
+
+double CostModel::efficiency(CostClass cls, double size) const {
+  const char* key = cls == CostClass::Conv ? "conv" : cls == CostClass::MatMul ? "matmul" : "eltwise";
+  auto it = t_.machine.efficiency.find(key);
+  if (it == t_.machine.efficiency.end() || it->second.empty() || size <= 0) return 1.0;
+  const auto& pts = it->second;
+  if (size <= pts.front().size) return pts.front().fraction;
+  if (size >= pts.back().size) return pts.back().fraction;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (size > pts[i].size) continue;
+    double a = std::log(pts[i - 1].size), b = std::log(pts[i].size);
+    double f = (std::log(size) - a) / (b - a);
+    return pts[i - 1].fraction + f * (pts[i].fraction - pts[i - 1].fraction);
+  }
+  return pts.back().fraction;
+}
+
+NodeCost CostModel::estimate(const CostQuery& q) const {
+  NodeCost c;
+  c.cls = classify(q.op);
+  if (c.cls == CostClass::Free) return c;
+  // All inputs constant: constant folding evaluates it once, before any run.
+  if (!q.const_inputs.empty() && std::all_of(q.const_inputs.begin(), q.const_inputs.end(), [](bool b) { return b; })) {
+    c.cls = CostClass::Free;
+    return c;
+  }
+  static const Attributes kNone;
+  const Attributes& attrs = q.attrs ? *q.attrs : kNone;
+  const double out_elems = elements(q.output);
+  // Bytes: every input read once, the output written once.
+  double bytes = 0;
+  for (const ValueType* in : q.inputs) {
+    double b = bytes_of(in);
+    if (in && b < 0) c.known = false;
+    bytes += std::max(b, 0.0);
+  }
+  double out_bytes = bytes_of(q.output);
+  if (out_bytes < 0) {
+    c.known = false;
+    // An unknown output: as large as the largest input (elementwise ops).
+    for (const ValueType* in : q.inputs) out_bytes = std::max(out_bytes, bytes_of(in));
+  }
+  bytes += std::max(out_bytes, 0.0);
+  c.bytes = bytes;
+
+  double flops = std::max(out_elems, 0.0);  // one operation per output element
+  if (c.cls == CostClass::Conv && q.inputs.size() >= 2 && q.output) {
+    double w = elements(q.inputs[1]);
+    double oc = q.output->shape_known ? out_channels(q.op, attrs, *q.output) : -1;
+    if (w > 0 && oc > 0 && out_elems > 0) flops = 2.0 * out_elems * w / oc;
+    else c.known = false;
+  } else if (c.cls == CostClass::MatMul && !q.inputs.empty() && q.inputs[0] && q.inputs[0]->shape_known &&
+             !q.inputs[0]->shape.empty() && out_elems > 0) {
+    const auto& a = q.inputs[0]->shape;
+    bool trans = false;
+    for (const char* k : {"transA", "transpose_a", "adj_x"}) {
+      if (const auto* v = attrs.get_if<std::int64_t>(k)) trans = trans || *v != 0;
+      if (const auto* v = attrs.get_if<bool>(k)) trans = trans || *v;
+    }
+    double k = static_cast<double>(trans && a.size() >= 2 ? a[a.size() - 2] : a.back());
+    flops = 2.0 * out_elems * k;
+  } else if (c.cls != CostClass::Eltwise) {
+    c.known = false;
+  }
+  c.flops = flops;
+
+  DType dt = q.output && q.output->dtype != DType::Undefined ? q.output->dtype : DType::Float32;
+  auto peak_it = t_.machine.peak_gflops.find(dt);
+  double peak = peak_it != t_.machine.peak_gflops.end() ? peak_it->second : t_.machine.peak_gflops.at(DType::Float32);
+  double compute_us = c.cls == CostClass::Eltwise ? 0.0 : flops / (peak * 1e3 * efficiency(c.cls, flops));
+  double memory_us = bytes / (t_.machine.bandwidth_gbs * 1e3 * efficiency(CostClass::Eltwise, bytes));
+  c.us = std::max(compute_us, memory_us) + t_.machine.kernel_overhead_us;
+  return c;
+}
+
+NodeCost CostModel::estimate(const Graph& g, NodeId n) const {
+  const Node& node = g.node(n);
+  CostQuery q;
+  q.op = node.op.name();
+  q.attrs = &node.attrs;
+  std::vector<ValueType> types;
+  types.reserve(node.inputs.size() + 1);
+  for (ValueRef v : node.inputs) {
+    types.push_back(value_type(g, v));
+    q.const_inputs.push_back(v.valid() && is_constant_op(g.node(v.node).op.name()));
+  }
+  types.push_back(value_type(g, ValueRef{n, 0}));
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) q.inputs.push_back(node.inputs[i].valid() ? &types[i] : nullptr);
+  q.output = &types.back();
+  return estimate(q);
+}
+
+double CostModel::graph_us(const Graph& g) const {
+  double total = 0;
+  g.for_each_node([&](NodeId n) { total += estimate(g, n).us; });
+  return total;
+}
+
+}  // namespace graphfuse

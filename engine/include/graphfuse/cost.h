@@ -1,0 +1,69 @@
+// The roofline cost model: an estimated time per node from shapes and a target's
+// figures, and the RewriteGate that applies a rewrite only where the target has a
+// kernel for what it creates and the estimate says it pays (docs/cost-model.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/graph.h"
+#include "graphfuse/rewrite.h"
+#include "graphfuse/target.h"
+
+namespace graphfuse {
+
+/// Which roofline a node is placed on.
+enum class CostClass { Free, Conv, MatMul, Eltwise };
+
+/// One node's estimate.
+struct NodeCost {
+  CostClass cls = CostClass::Eltwise;
+  double flops = 0;
+  double bytes = 0;        ///< bytes read and written
+  double us = 0;           ///< max(compute, memory) + kernel overhead, microseconds
+  bool known = true;       ///< false when a shape it needs is unknown (us is then a guess)
+};
+
+/// What the model needs of a node: its op, attributes, and its inputs' and output's
+/// types (null = unknown). `const_inputs` says which inputs are constants: a node
+/// whose inputs are all constants is folded before it runs and costs nothing.
+struct CostQuery {
+  std::string_view op;
+  const Attributes* attrs = nullptr;
+  std::vector<const ValueType*> inputs;
+  std::vector<bool> const_inputs;
+  const ValueType* output = nullptr;
+};
+
+class CostModel {
+ public:
+  explicit CostModel(TargetProfile target) : t_(std::move(target)) {}
+  const TargetProfile& target() const { return t_; }
+
+  /// Time of one node (see docs/cost-model.md for the formula).
+  NodeCost estimate(const CostQuery& q) const;
+  /// Time of node n of g.
+  NodeCost estimate(const Graph& g, NodeId n) const;
+  /// Sum over g's nodes (Input and Const nodes are free).
+  double graph_us(const Graph& g) const;
+
+  /// Efficiency (fraction of peak) of a class at a size, from the profile's curves
+  /// (interpolated in log size; 1 without a curve).
+  double efficiency(CostClass cls, double size) const;
+
+ private:
+  TargetProfile t_;
+};
+
+/// The shape of `v` as far as it is known: its output type, else for a constant the
+/// tensor's or the `shape` attribute's.
+ValueType value_type(const Graph& g, ValueRef v);
+
+/// A RewriteGate for `model`'s target: declines a rewrite that creates an op the target
+/// lacks ("no_kernel: ..."), and, when `use_cost`, one whose estimated saving is below the
+/// target's margin ("no_gain"); orders the rest by saving (microseconds).
+std::shared_ptr<const RewriteGate> make_target_gate(std::shared_ptr<const CostModel> model, bool use_cost = true);
+
+}  // namespace graphfuse

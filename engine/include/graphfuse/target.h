@@ -1,0 +1,95 @@
+// Target profiles: what a target implements (ops with conditions) and the machine
+// figures a cost model needs, loaded from targets/NAME.yaml (docs/cost-model.md).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphfuse/attribute.h"
+#include "graphfuse/error.h"
+#include "graphfuse/graph.h"
+
+namespace graphfuse {
+
+/// A condition on one attribute of an op the target implements.
+struct AttrCondition {
+  std::string name;
+  /// Accepted values in canonical text (attr_text); empty = any value.
+  std::vector<std::string> values;
+  bool required = false;   ///< the attribute must be present
+  std::string fallback;    ///< the value an absent attribute stands for ("" = none)
+  SourceLoc loc;
+};
+
+/// One op of a target and the conditions under which the target has a kernel for it.
+struct OpSupport {
+  std::string op;
+  bool available = true;           ///< false: listed as missing (with a note)
+  std::vector<DType> dtypes;       ///< accepted dtypes of input 0; empty = any
+  std::vector<int> ranks;          ///< accepted ranks of input 0; empty = any
+  int max_inputs = -1;             ///< -1 = any number
+  std::vector<AttrCondition> attrs;
+  std::string note;
+  SourceLoc loc;
+};
+
+/// Efficiency of a kernel class at a size: the fraction of peak reached (compute for
+/// conv/matmul, bandwidth for the others). Points sorted by size; interpolated in log(size).
+struct EfficiencyPoint {
+  double size = 0;      ///< FLOPs (conv, matmul) or bytes moved (eltwise, other)
+  double fraction = 1;  ///< 0 < fraction <= 1 (a bit over 1 allowed: caches beat DRAM)
+};
+
+/// The figures of the roofline model.
+struct MachineFigures {
+  std::map<DType, double> peak_gflops;  ///< per dtype; float32 is the fallback
+  double bandwidth_gbs = 10;
+  double kernel_overhead_us = 5;  ///< fixed cost per executed node
+  double cache_mb = 8;
+  int threads = 1;
+  std::map<std::string, std::vector<EfficiencyPoint>> efficiency;  ///< "conv", "matmul", "eltwise"
+};
+
+/// A loaded target profile.
+struct TargetProfile {
+  std::string name;
+  std::string doc;
+  std::string file;  ///< where it was read from
+  /// Globs (`*`, `?`) over op names without a domain that are available without being
+  /// listed; an op with a domain ("com.microsoft.X") is available only when listed.
+  std::vector<std::string> standard_ops;
+  std::vector<OpSupport> ops;
+  MachineFigures machine;
+  /// The smallest estimated saving (microseconds) for which a rewrite is applied.
+  double min_saving_us = 0.5;
+  /// ... and as a fraction of the replaced nodes' estimated time.
+  double min_saving_fraction = 0;
+
+  /// The listed entry for `op`, or null.
+  const OpSupport* find(std::string_view op) const;
+  /// Whether `op` is implemented at all (listed and available, or standard).
+  bool has_op(std::string_view op) const;
+  /// Why the target has no kernel for a node of `op` with `attrs` whose inputs have
+  /// types `inputs` (a null entry is unknown): "" when it has one, else the reason in
+  /// the form "no_kernel: OP with activation Clip on TARGET". Unknown facts pass.
+  std::string lacks(std::string_view op, const Attributes& attrs, const std::vector<const ValueType*>& inputs) const;
+};
+
+/// Canonical text of an attribute value for conditions: a string as is, numbers in
+/// shortest form, lists as "[a, b]".
+std::string attr_text(const AttrValue& v);
+
+/// Loads a profile: `name_or_file` is a path (contains '/' or ends in .yaml/.yml) or a
+/// name looked up as NAME.yaml in target_dirs(). Errors carry file:line:column.
+TargetProfile load_target(const std::string& name_or_file);
+/// The same from memory; `file` names the text in errors.
+TargetProfile load_target_from_string(std::string_view yaml, const std::string& file = "<target>");
+/// Folders searched for named targets: $GRAPHFUSE_TARGETS (':'-separated), then the
+/// source tree's targets/ and the installed share/graphfuse/targets.
+std::vector<std::string> target_dirs();
+/// The profile as YAML text that load_target_from_string reads back (calibrate writes it).
+std::string target_yaml(const TargetProfile& t);
+
+}  // namespace graphfuse

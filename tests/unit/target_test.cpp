@@ -1,0 +1,369 @@
+// Target profiles (targets/*.yaml), kernel availability, the roofline cost model, the
+// rewrite gate in the driver, and `check --target`'s static analysis.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "graphfuse/cost.h"
+#include "graphfuse/io.h"
+#include "graphfuse/rewrite.h"
+#include "graphfuse/rules.h"
+#include "graphfuse/target.h"
+#include "cli_helpers.h"
+#include "target/rule_check.h"
+
+using namespace graphfuse;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSrc = GRAPHFUSE_SOURCE_DIR;
+
+ValueType f32(std::vector<std::int64_t> s) { return ValueType{DType::Float32, std::move(s), true, {}}; }
+
+NodeId constant(Graph& g, const std::string& id, std::vector<std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  Attributes a;
+  a.set("value", Tensor::from_floats(shape, std::vector<float>(static_cast<std::size_t>(n), 0.5f)));
+  NodeId c = g.add_node(id, OpType::intern("Const"), {}, std::move(a));
+  g.output_infos(c)[0].type = f32(shape);
+  return c;
+}
+
+// x -> Conv(c_in -> c_out, 3x3, pad 1) -> act, with every value's type set (as ONNX import
+// leaves them). `act_op` empty: no activation. Returns the graph; its output is the last node.
+Graph conv_act(std::int64_t c_in, std::int64_t c_out, std::int64_t hw, const std::string& act_op,
+               std::vector<NodeId>* extra_use = nullptr) {
+  Graph g;
+  NodeId x = g.add_input("x", f32({1, c_in, hw, hw}));
+  NodeId w = constant(g, "w", {c_out, c_in, 3, 3});
+  NodeId b = constant(g, "b", {c_out});
+  Attributes a;
+  a.set("kernel_shape", std::vector<std::int64_t>{3, 3});
+  a.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  NodeId conv = g.add_node("conv", OpType::intern("Conv"), {{x, 0}, {w, 0}, {b, 0}}, std::move(a));
+  g.output_infos(conv)[0].type = f32({1, c_out, hw, hw});
+  NodeId last = conv;
+  if (act_op == "Clip") {
+    NodeId lo = constant(g, "lo", {});
+    NodeId hi = constant(g, "hi", {});
+    last = g.add_node("act", OpType::intern("Clip"), {{conv, 0}, {lo, 0}, {hi, 0}});
+  } else if (!act_op.empty()) {
+    last = g.add_node("act", OpType::intern(act_op), {{conv, 0}});
+  }
+  g.output_infos(last)[0].type = f32({1, c_out, hw, hw});
+  g.add_output({last, 0});
+  if (extra_use) extra_use->push_back(conv);
+  return g;
+}
+
+std::size_t count_op(const Graph& g, std::string_view op) {
+  std::size_t n = 0;
+  g.for_each_node([&](NodeId id) { n += g.node(id).op.name() == op; });
+  return n;
+}
+
+RewriteOptions with_target(const std::string& name, bool cost = true) {
+  RewriteOptions o;
+  o.gate = make_target_gate(std::make_shared<const CostModel>(load_target(name)), cost);
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(Target, ShippedProfilesLoad) {
+  for (const char* name : {"ort-cpu", "ort-cuda", "onednn-cpu", "tf-cpu"}) {
+    SCOPED_TRACE(name);
+    TargetProfile t = load_target(name);
+    EXPECT_EQ(t.name, name);
+    EXPECT_GT(t.machine.peak_gflops.at(DType::Float32), 0);
+    EXPECT_FALSE(t.ops.empty());
+    // The YAML calibrate writes reads back to the same profile.
+    TargetProfile back = load_target_from_string(target_yaml(t), "back.yaml");
+    EXPECT_EQ(target_yaml(back), target_yaml(t));
+  }
+  try {
+    load_target("no-such-target");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown target 'no-such-target' (known: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ort-cuda"), std::string::npos);
+  }
+}
+
+// Each bad profile under tests/check/targets states its error: `# expect: file:line:col: message`.
+TEST(Target, BadProfilesGiveTheirDocumentedError) {
+  fs::current_path(kSrc);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator("tests/check/targets")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++files;
+    SCOPED_TRACE(e.path().string());
+    std::string text = read(e.path()), want;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("# expect: ", 0) == 0) want = l.substr(10);
+    ASSERT_FALSE(want.empty());
+    try {
+      load_target(e.path().string());
+      ADD_FAILURE() << "loaded";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.loc().str() + ": " + err.message(), want);
+      EXPECT_FALSE(err.source_line().empty());
+    }
+  }
+  EXPECT_GE(files, 6u);
+}
+
+TEST(Target, KernelConditions) {
+  TargetProfile cuda = load_target("ort-cuda");
+  Attributes clip;
+  clip.set("activation", std::string("Clip"));
+  ValueType x = f32({1, 8, 4, 4});
+  EXPECT_EQ(cuda.lacks("com.microsoft.FusedConv", clip, {&x}),
+            "no_kernel: com.microsoft.FusedConv with activation Clip on ort-cuda");
+  Attributes relu;
+  relu.set("activation", std::string("Relu"));
+  EXPECT_EQ(cuda.lacks("com.microsoft.FusedConv", relu, {&x}), "");
+  EXPECT_EQ(cuda.lacks("com.microsoft.FusedConv", Attributes{}, {&x}),
+            "no_kernel: com.microsoft.FusedConv without activation on ort-cuda");
+  ValueType h{DType::Float16, {1, 8, 4, 4}, true, {}};
+  EXPECT_EQ(cuda.lacks("com.microsoft.FusedConv", relu, {&h}),
+            "no_kernel: com.microsoft.FusedConv with input dtype float16 on ort-cuda");
+  EXPECT_EQ(cuda.lacks("com.microsoft.NoSuchOp", {}, {}), "no_kernel: com.microsoft.NoSuchOp on ort-cuda");
+  EXPECT_EQ(cuda.lacks("Relu", {}, {&x}), "");  // a standard op
+  TargetProfile tf = load_target("tf-cpu");
+  Attributes nchw;
+  nchw.set("data_format", std::string("NCHW"));
+  nchw.set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  EXPECT_EQ(tf.lacks("_FusedConv2D", nchw, {&x}), "no_kernel: _FusedConv2D with data_format NCHW on tf-cpu");
+  nchw.set("data_format", std::string("NHWC"));
+  EXPECT_EQ(tf.lacks("_FusedConv2D", nchw, {&x}), "");
+  EXPECT_EQ(tf.lacks("com.microsoft.FusedConv", relu, {&x}), "no_kernel: com.microsoft.FusedConv on tf-cpu");
+}
+
+TEST(Target, RooflineEstimates) {
+  TargetProfile t = load_target_from_string(
+      "target: t\nmachine: {peak_gflops: {float32: 100}, bandwidth_gbs: 10, kernel_overhead_us: 2}\n", "t.yaml");
+  CostModel m(t);
+  Graph g = conv_act(16, 32, 8, "Relu");
+  NodeId conv = *g.find("conv"), act = *g.find("act");
+  NodeCost c = m.estimate(g, conv);
+  // 2 * (1*32*8*8 outputs) * (16*3*3) = 589,824 FLOPs -> 5.90 us at 100 GFLOP/s; bytes
+  // (input 4 KB + weights 18 KB + bias + output 8 KB) / 10 GB/s = 3.1 us: compute bound.
+  EXPECT_DOUBLE_EQ(c.flops, 589824.0);
+  EXPECT_NEAR(c.us, 589824.0 / 1e5 + 2, 1e-9);
+  NodeCost r = m.estimate(g, act);
+  EXPECT_DOUBLE_EQ(r.bytes, 2 * 4 * 2048.0);
+  EXPECT_NEAR(r.us, 16384.0 / 1e4 + 2, 1e-9);
+  EXPECT_TRUE(c.known && r.known);
+}
+
+TEST(Target, GateDeclinesWhatTheTargetLacksAndSaysWhy) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
+  Graph plain = conv_act(8, 8, 8, "Clip");
+  Graph g = plain;
+  RewriteReport greedy = rewrite_graph(g, rules);
+  EXPECT_EQ(count_op(g, "com.microsoft.FusedConv"), 1u);
+  EXPECT_FALSE(greedy.gated);
+
+  g = plain;
+  RewriteReport cuda = rewrite_graph(g, rules, with_target("ort-cuda"));
+  EXPECT_EQ(count_op(g, "com.microsoft.FusedConv"), 0u);
+  EXPECT_EQ(count_op(g, "Clip"), 1u);
+  EXPECT_TRUE(cuda.gated);
+  std::string stats = format_stats(cuda);
+  EXPECT_NE(stats.find("no_kernel: com.microsoft.FusedConv with activation Clip on ort-cuda 1"), std::string::npos) << stats;
+  EXPECT_NE(stats_json(cuda).find("\"no_kernel: com.microsoft.FusedConv with activation Clip on ort-cuda\": 1"),
+            std::string::npos);
+  std::string why = explain_candidate(plain, rules, "onnx_conv_clip", "act", with_target("ort-cuda"));
+  EXPECT_NE(why.find("verdict: does not fire: not applied: no_kernel: com.microsoft.FusedConv with activation Clip on ort-cuda"),
+            std::string::npos)
+      << why;
+
+  // Relu has a kernel on ort-cuda, and fusing it saves the Relu's pass.
+  Graph r = conv_act(8, 8, 8, "Relu");
+  Graph rr = r;
+  RewriteReport fused = rewrite_graph(rr, rules, with_target("ort-cuda"));
+  EXPECT_EQ(count_op(rr, "com.microsoft.FusedConv"), 1u);
+  EXPECT_GT(fused.rules[0].saving, 0.0);
+  std::string yes = explain_candidate(r, rules, "onnx_conv_act", "act", with_target("ort-cuda"));
+  EXPECT_NE(yes.find("saves "), std::string::npos) << yes;
+  EXPECT_NE(yes.find("verdict: fires in round 1"), std::string::npos) << yes;
+}
+
+TEST(Target, CostModelDeclinesWhatDoesNotPay) {
+  // A rule that fuses a convolution's Relu even where the convolution has another user
+  // (`on_external_use: duplicate`): the convolution is then computed twice, which costs
+  // far more than the Relu pass it saves.
+  RuleSet rules = load_rule_files({(kSrc / "examples/cost/greedy_hurts_rules.yaml").string()});
+  std::vector<NodeId> convs;
+  Graph g = conv_act(64, 64, 16, "Relu", &convs);
+  NodeId other = g.add_node("other", OpType::intern("Sigmoid"), {{convs[0], 0}});
+  g.output_infos(other)[0].type = f32({1, 64, 16, 16});
+  g.add_output({other, 0});
+  Graph greedy = g;
+  rewrite_graph(greedy, rules);
+  EXPECT_EQ(count_op(greedy, "com.microsoft.FusedConv"), 1u);
+  EXPECT_EQ(count_op(greedy, "Conv"), 1u);  // duplicated
+  Graph gated = g;
+  RewriteReport rep = rewrite_graph(gated, rules, with_target("ort-cpu"));
+  EXPECT_EQ(count_op(gated, "com.microsoft.FusedConv"), 0u);
+  ASSERT_EQ(rep.rules[0].declined.size(), 1u);
+  EXPECT_EQ(rep.rules[0].declined[0].first, "no_gain on ort-cpu");
+  std::string why = explain_candidate(g, rules, "conv_relu_duplicate", "act", with_target("ort-cpu"));
+  EXPECT_NE(why.find("not applied: costs "), std::string::npos) << why;
+  // Kernel checks alone (no cost model) let it through.
+  Graph kernels_only = g;
+  rewrite_graph(kernels_only, rules, with_target("ort-cpu", false));
+  EXPECT_EQ(count_op(kernels_only, "com.microsoft.FusedConv"), 1u);
+}
+
+TEST(Target, GatedRewriteIsDeterministicAcrossThreads) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
+  Graph base;
+  NodeId x = base.add_input("x", f32({1, 8, 8, 8}));
+  ValueRef v{x, 0};
+  // 300 conv + activation pairs alternating Relu / Clip (enough for the parallel path).
+  for (int i = 0; i < 300; ++i) {
+    NodeId w = constant(base, "w" + std::to_string(i), {8, 8, 3, 3});
+    Attributes a;
+    a.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
+    NodeId c = base.add_node("c" + std::to_string(i), OpType::intern("Conv"), {v, {w, 0}}, std::move(a));
+    base.output_infos(c)[0].type = f32({1, 8, 8, 8});
+    NodeId r;
+    if (i % 2) {
+      NodeId lo = constant(base, "lo" + std::to_string(i), {}), hi = constant(base, "hi" + std::to_string(i), {});
+      r = base.add_node("a" + std::to_string(i), OpType::intern("Clip"), {{c, 0}, {lo, 0}, {hi, 0}});
+    } else {
+      r = base.add_node("a" + std::to_string(i), OpType::intern("Relu"), {{c, 0}});
+    }
+    base.output_infos(r)[0].type = f32({1, 8, 8, 8});
+    v = {r, 0};
+  }
+  base.add_output(v);
+  std::string first;
+  for (int threads : {1, 2, 4}) {
+    Graph g = base;
+    RewriteOptions o = with_target("ort-cuda");
+    o.threads = threads;
+    rewrite_graph(g, rules, o);
+    EXPECT_EQ(count_op(g, "com.microsoft.FusedConv"), 150u);
+    std::string text = write_graph_text(g);
+    if (first.empty()) first = text;
+    EXPECT_EQ(text, first) << threads << " threads";
+  }
+}
+
+TEST(Target, CheckNamesRulesUnusableOnTheTarget) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx").string()});
+  auto found = target::check_rules(rules, load_target("ort-cuda"));
+  std::set<std::string> unusable, partial;
+  for (const auto& f : found) {
+    if (f.kind == target::Finding::Kind::Unusable) unusable.insert(f.rule);
+    if (f.kind == target::Finding::Kind::Partial) partial.insert(f.rule);
+    EXPECT_TRUE(f.loc.known()) << f.rule;
+  }
+  for (const char* r : {"onnx_conv_leakyrelu", "onnx_conv_leakyrelu_default", "onnx_conv_hardsigmoid",
+                        "onnx_conv_hardsigmoid_default", "onnx_conv_clip", "onnx_conv_clip_min", "onnx_conv_clip_attrs"})
+    EXPECT_TRUE(unusable.count(r)) << r;
+  EXPECT_TRUE(partial.count("onnx_conv_act"));  // Relu only of Relu|Tanh|Sigmoid
+  EXPECT_FALSE(unusable.count("onnx_conv_act"));
+  // On ort-cpu every conv rule is usable.
+  for (const auto& f : target::check_rules(rules, load_target("ort-cpu")))
+    EXPECT_NE(f.kind, target::Finding::Kind::Unusable) << f.rule << ": " << f.message;
+}
+
+TEST(Target, CheckFindsShadowedRulesAndUndoPairs) {
+  fs::current_path(kSrc);  // positions as the messages give them: relative to the source tree
+  RuleSet rules = load_rule_files({"tests/check/target_rules/shadow_undo.yaml"});
+  auto found = target::check_rules(rules, load_target("ort-cpu"));
+  std::vector<std::string> got;
+  for (const auto& f : found)
+    got.push_back(f.loc.str() + ": " + target::finding_kind_name(f.kind) + ": " + f.rule + ": " + f.message);
+  ASSERT_EQ(got.size(), 2u) << (got.empty() ? "" : got[0]);
+  EXPECT_EQ(got[0],
+            "tests/check/target_rules/shadow_undo.yaml:5:5: undoes: fuse: and "
+            "tests/check/target_rules/shadow_undo.yaml:17 unfuse undo each other (Relu -> com.microsoft.FusedConv -> "
+            "Conv, Relu): oscillation risk");
+  EXPECT_EQ(got[1],
+            "tests/check/target_rules/shadow_undo.yaml:11:5: shadowed: fuse_again: shadowed by "
+            "tests/check/target_rules/shadow_undo.yaml:5 fuse: the same pattern and constraints, and it is tried first "
+            "(earlier in rule order)");
+}
+
+// The shared models (../shared/models; skipped without them): on ort-cpu the target filter
+// and the cost model keep every fusion greedy rewriting makes; on ort-cuda mobilenet_v2
+// gets no FusedConv with a Clip activation.
+namespace {
+std::map<std::string, std::size_t> histogram(const Graph& g) {
+  std::map<std::string, std::size_t> h;
+  g.for_each_node([&](NodeId n) {
+    std::string op(g.node(n).op.name());
+    if (const auto* a = g.node(n).attrs.get_if<std::string>("activation")) op += "/" + *a;
+    ++h[op];
+  });
+  return h;
+}
+}  // namespace
+
+TEST(Target, SharedModelsKeepTodaysCountsOnOrtCpu) {
+  const fs::path models = kSrc / ".." / "shared" / "models";
+  if (!fs::is_directory(models)) GTEST_SKIP() << "no " << models;
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx").string()});
+  std::size_t seen = 0;
+  for (const auto& e : fs::directory_iterator(models)) {
+    if (e.path().extension() != ".onnx") continue;
+    ++seen;
+    SCOPED_TRACE(e.path().filename().string());
+    Graph g = load_graph(e.path().string());
+    Graph greedy = g, cpu = g;
+    RewriteReport a = rewrite_graph(greedy, rules);
+    RewriteReport b = rewrite_graph(cpu, rules, with_target("ort-cpu"));
+    EXPECT_EQ(histogram(cpu), histogram(greedy));
+    EXPECT_TRUE(b.gated);
+    EXPECT_EQ(a.nodes_after, b.nodes_after);
+    if (e.path().filename() != "mobilenet_v2.onnx") continue;
+    Graph cuda = g;
+    rewrite_graph(cuda, rules, with_target("ort-cuda"));
+    auto h = histogram(cuda);
+    EXPECT_EQ(h["com.microsoft.FusedConv/Clip"], 0u);
+    EXPECT_GT(histogram(greedy)["com.microsoft.FusedConv/Clip"], 0u);
+  }
+  EXPECT_GE(seen, 4u);
+}
+
+TEST(Target, CommandLine) {
+  using graphfuse::testutil::run_cli;
+  const std::string src = kSrc.string();
+  auto r = run_cli("check --target ort-cuda " + src + "/rules/onnx");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: rule onnx_conv_clip [unusable]: creates com.microsoft.FusedConv with activation Clip, "
+                       "which ort-cuda does not implement"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" on ort-cuda: "), std::string::npos);
+  r = run_cli("apply -r " + src + "/rules/seed.yaml " + src + "/examples/seed_chain.graph --target no-such-target");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("unknown target 'no-such-target'"), std::string::npos) << r.out;
+  r = run_cli("apply -r " + src + "/rules/seed.yaml " + src + "/examples/seed_chain.graph --target " + src +
+              "/tests/check/targets/bad_dtype.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("bad_dtype.yaml:7:13: error: unknown dtype 'float33'"), std::string::npos) << r.out;
+  // The seed rule's made-up op is listed as missing on tf-cpu: nothing fuses, and --stats says why.
+  r = run_cli("apply -r " + src + "/rules/seed.yaml " + src + "/examples/seed_chain.graph --target tf-cpu --stats");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("declined 1 (no_kernel: FusedConv2D_BiasAdd_ReLU on tf-cpu 1)"), std::string::npos) << r.out;
+}
