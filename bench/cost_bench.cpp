@@ -4,12 +4,16 @@
 // with the model's verdict: decision agreement where the measured times differ by more than
 // 5%, and whether the predicted time ratio is within 25% of the measured one.
 //
-//   cost_bench --target FILE [--threads N] [--reps N] [--filter SUBSTRING]
+//   cost_bench --target FILE [--threads N] [--reps N] [--filter SUBSTRING] [--models DIR]
+//
+// Then whole graphs: greedy fusion against fusion with the target, on the shipped examples
+// where greedy fusion hurts and on the ONNX models of --models DIR.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -18,7 +22,9 @@
 #include <vector>
 
 #include "graphfuse/cost.h"
+#include "graphfuse/io.h"
 #include "graphfuse/kernels/executor.h"
+#include "graphfuse/kernels/fold.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
 
@@ -234,10 +240,54 @@ std::vector<Case> cases(const RuleSet& conv, const RuleSet& matmul, const RuleSe
   return out;
 }
 
+// Whole graphs: greedy fusion (every legal match) against fusion gated by the target, both
+// rewritten and folded as `graphfuse run` does (--fold auto), timed interleaved.
+struct WholeGraph {
+  std::string name;
+  Graph g;
+  const RuleSet* rules;
+  std::vector<std::string> only;
+};
+
+void whole_graphs(const std::vector<WholeGraph>& graphs, const std::shared_ptr<const CostModel>& model, int threads,
+                  int reps) {
+  std::printf("\nwhole graphs: greedy fusion vs --target %s (rewrite + fold auto; %d interleaved runs, medians)\n",
+              model->target().name.c_str(), reps);
+  std::printf("%-30s %9s %9s %8s %8s  %s\n", "graph", "greedy", "target", "t/g", "declined", "");
+  gk::FoldOptions fold;
+  fold.scope = gk::FoldScope::RuleCreated;
+  for (const WholeGraph& w : graphs) {
+    // Constants without data get their seeded data first, so that folding can evaluate
+    // what the rules compute from them (as verify does).
+    Graph base = w.g;
+    gk::materialize_constants(base, 1);
+    Graph greedy = base, gated = base;
+    RewriteOptions o;
+    o.only_rules = w.only;
+    o.threads = 1;
+    gk::rewrite_and_fold(greedy, *w.rules, o, fold);
+    o.gate = make_target_gate(model);
+    RewriteReport rep = gk::rewrite_and_fold(gated, *w.rules, o, fold);
+    std::size_t declined = 0;
+    for (const RuleStats& s : rep.rules)
+      for (const auto& [why, k] : s.declined) declined += k;
+    // The same graph both ways (the target declined nothing that mattered): one timing.
+    if (write_graph_binary(greedy) == write_graph_binary(gated)) {
+      auto [tg, tt] = measure(greedy, greedy, threads, reps);
+      std::printf("%-30s %7.3fms %7.3fms %8s %8zu  the same graph\n", w.name.c_str(), tg, tt, "1", declined);
+      continue;
+    }
+    auto [tg, tt] = measure(greedy, gated, threads, reps);
+    std::printf("%-30s %7.3fms %7.3fms %8.3f %8zu  %s\n", w.name.c_str(), tg, tt, tt / tg, declined,
+                tt / tg > 1.03 ? "<- over 3% slower" : "");
+  }
+  std::printf("load %s\n", loadavg().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string target, filter, src = GRAPHFUSE_SOURCE_DIR;
+  std::string target, filter, models, src = GRAPHFUSE_SOURCE_DIR;
   int threads = 1, reps = 30;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -249,8 +299,9 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::stoi(next());
     else if (a == "--reps") reps = std::stoi(next());
     else if (a == "--filter") filter = next();
+    else if (a == "--models") models = next();
     else {
-      std::fprintf(stderr, "usage: cost_bench --target FILE [--threads N] [--reps N] [--filter TEXT]\n");
+      std::fprintf(stderr, "usage: cost_bench --target FILE [--threads N] [--reps N] [--filter TEXT] [--models DIR]\n");
       return 2;
     }
   }
@@ -278,6 +329,11 @@ int main(int argc, char** argv) {
       o.only_rules = c.only;
       o.threads = 1;
       RewriteReport rep = rewrite_graph(f, *c.rules, o);
+      // As `run` does (--fold auto): what the rule computed from constants (merged weights)
+      // is folded before the graph runs; the model counts such nodes as free.
+      gk::FoldOptions fold;
+      fold.scope = gk::FoldScope::RuleCreated;
+      gk::fold_constants(f, fold);
       std::size_t applied = 0;
       for (const auto& s : rep.rules) applied += s.applied;
       if (applied == 0) {
@@ -305,6 +361,24 @@ int main(int argc, char** argv) {
                 "predicted ratio within 25%% of measured: %d of %d (%.0f%%); load %s\n",
                 n, agree, decided, decided ? 100.0 * agree / decided : 0.0, close, n, n ? 100.0 * close / n : 0.0,
                 loadavg().c_str());
+
+    // The shipped graph where greedy fusion hurts, a horizontal one, and the ONNX models of
+    // --models DIR (../shared/models) with rules/onnx.
+    std::vector<WholeGraph> graphs;
+    graphs.push_back({"examples/cost/greedy_hurts", load_graph(src + "/examples/cost/greedy_hurts.yaml"), &dup, {}});
+    graphs.push_back(
+        {"examples/cost/horizontal_hurts", load_graph(src + "/examples/cost/horizontal_hurts.yaml"), &horiz, {"tf_conv2d_horizontal"}});
+    RuleSet onnx = load_rule_files({src + "/rules/onnx"});
+    if (!models.empty()) {
+      std::vector<std::string> files;
+      for (const auto& e : std::filesystem::directory_iterator(models))
+        if (e.path().extension() == ".onnx" && e.path().string().find(".raw.") == std::string::npos)
+          files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (const std::string& f : files)
+        graphs.push_back({std::filesystem::path(f).filename().string(), load_graph(f), &onnx, {}});
+    }
+    whole_graphs(graphs, model, threads, reps);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s\n", e.pretty().c_str());
     return 1;

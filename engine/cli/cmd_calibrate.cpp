@@ -99,12 +99,25 @@ double overhead_us(Timer& t) {
   return t.median_us(g) / k;
 }
 
-double eltwise_us(Timer& t, std::int64_t n, double* bytes) {
+// One pass of `op` over n floats (a Relu: the plain elementwise curve; a Sigmoid: "math").
+double eltwise_us(Timer& t, const char* op, std::int64_t n, double* bytes) {
   Graph g;
   NodeId x = g.add_input("x", f32({n}));
-  NodeId r = g.add_node("r", OpType::intern("Relu"), {ValueRef{x, 0}});
+  NodeId r = g.add_node("r", OpType::intern(op), {ValueRef{x, 0}});
   g.add_output(ValueRef{r, 0});
   *bytes = 8.0 * static_cast<double>(n);
+  return t.median_us(g);
+}
+
+// A Transpose of an n x n matrix.
+double transpose_us(Timer& t, std::int64_t n, double* bytes) {
+  Graph g;
+  NodeId x = g.add_input("x", f32({n, n}));
+  Attributes a;
+  a.set("perm", std::vector<std::int64_t>{1, 0});
+  NodeId r = g.add_node("t", OpType::intern("Transpose"), {ValueRef{x, 0}}, std::move(a));
+  g.add_output(ValueRef{r, 0});
+  *bytes = 8.0 * static_cast<double>(n) * static_cast<double>(n);
   return t.median_us(g);
 }
 
@@ -118,16 +131,18 @@ double matmul_us(Timer& t, std::int64_t m, double* flops) {
   return t.median_us(g);
 }
 
-double conv_us(Timer& t, std::int64_t c, std::int64_t hw, std::int64_t k, double* flops) {
+// A c -> c convolution over hw x hw, k x k; depthwise (group = c) when `depthwise`.
+double conv_us(Timer& t, std::int64_t c, std::int64_t hw, std::int64_t k, bool depthwise, double* flops) {
   Graph g;
   NodeId x = g.add_input("x", f32({1, c, hw, hw}));
-  NodeId w = constant(g, "w", {c, c, k, k});
+  NodeId w = constant(g, "w", {c, depthwise ? 1 : c, k, k});
   Attributes a;
   a.set("pads", std::vector<std::int64_t>{k / 2, k / 2, k / 2, k / 2});
   a.set("kernel_shape", std::vector<std::int64_t>{k, k});
+  if (depthwise) a.set("group", c);
   NodeId cv = g.add_node("conv", OpType::intern("Conv"), {ValueRef{x, 0}, ValueRef{w, 0}}, std::move(a));
   g.add_output(ValueRef{cv, 0});
-  *flops = 2.0 * static_cast<double>(c) * c * k * k * hw * hw;
+  *flops = 2.0 * static_cast<double>(c) * (depthwise ? 1 : c) * k * k * hw * hw;
   return t.median_us(g);
 }
 
@@ -151,45 +166,76 @@ int run_calibrate(const CalibrateOptions& o) {
   std::printf("  per-node overhead: %.2f us\n", m.kernel_overhead_us);
 
   auto net = [&](double us) { return std::max(us - m.kernel_overhead_us, 0.05); };
-  // Bandwidth: the largest elementwise pass (beyond the caches); smaller ones are
-  // expressed as efficiency against it (above 1 where they fit in cache).
-  std::vector<std::pair<double, double>> elt;  // bytes, bytes/us
-  for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 14, std::int64_t{1} << 17, std::int64_t{1} << 20,
-                         std::int64_t{1} << 22, std::int64_t{1} << 24}) {
-    double bytes = 0, us = eltwise_us(timer, n, &bytes);
-    elt.push_back({bytes, bytes / net(us)});
-    std::printf("  eltwise %9.0f KB: %9.1f us  %7.2f GB/s\n", bytes / 1024, us, bytes / net(us) / 1e3);
-  }
+  // Memory-bound kinds: bytes moved per microsecond at sizes from cache-resident to DRAM.
+  // The largest Relu pass gives the bandwidth; every curve is relative to it (above 1
+  // where a pass fits in cache, below for kinds that move bytes more slowly).
+  auto memory_curve = [&](const char* what, auto&& run, std::vector<std::int64_t> sizes) {
+    std::vector<std::pair<double, double>> pts;  // bytes, bytes/us
+    for (std::int64_t n : sizes) {
+      double bytes = 0, us = run(n, &bytes);
+      pts.push_back({bytes, bytes / net(us)});
+      std::printf("  %-9s %9.0f KB: %9.1f us  %7.2f GB/s\n", what, bytes / 1024, us, bytes / net(us) / 1e3);
+    }
+    return pts;
+  };
+  const std::vector<std::int64_t> elt_sizes = {std::int64_t{1} << 10, std::int64_t{1} << 14, std::int64_t{1} << 17,
+                                               std::int64_t{1} << 20, std::int64_t{1} << 22, std::int64_t{1} << 24};
+  auto elt = memory_curve("eltwise", [&](std::int64_t n, double* b) { return eltwise_us(timer, "Relu", n, b); }, elt_sizes);
+  auto math = memory_curve("math", [&](std::int64_t n, double* b) { return eltwise_us(timer, "Sigmoid", n, b); },
+                           {std::int64_t{1} << 10, std::int64_t{1} << 14, std::int64_t{1} << 17, std::int64_t{1} << 20,
+                            std::int64_t{1} << 22});
+  auto tr = memory_curve("transpose", [&](std::int64_t n, double* b) { return transpose_us(timer, n, b); },
+                         {32, 128, 512, 1024, 2048});
   m.bandwidth_gbs = elt.back().second / 1e3;
-  m.efficiency["eltwise"].clear();
-  for (auto [bytes, rate] : elt) m.efficiency["eltwise"].push_back({bytes, std::clamp(rate / elt.back().second, 0.05, 4.0)});
+  auto memory = [&](const std::vector<std::pair<double, double>>& pts) {
+    std::vector<EfficiencyPoint> out;
+    for (auto [bytes, rate] : pts) out.push_back({bytes, std::clamp(rate / elt.back().second, 0.01, 4.0)});
+    return out;
+  };
+  m.efficiency["eltwise"] = memory(elt);
+  m.efficiency["math"] = memory(math);
+  m.efficiency["transpose"] = memory(tr);
 
-  std::vector<std::pair<double, double>> mm, cv;  // flops, flops/us
+  // Compute-bound kinds: FLOPs per microsecond by size, relative to the best seen (peak).
+  std::vector<std::pair<double, double>> mm, cv, pw, dw;  // flops, flops/us
   for (std::int64_t n : {32, 64, 128, 256, 512, 1024}) {
     double flops = 0, us = matmul_us(timer, n, &flops);
     mm.push_back({flops, flops / net(us)});
     std::printf("  matmul %4lld:        %9.1f us  %7.2f GFLOP/s\n", static_cast<long long>(n), us, flops / net(us) / 1e3);
   }
-  const std::int64_t shapes[][3] = {{16, 28, 3}, {32, 56, 1}, {32, 56, 3}, {64, 28, 3}, {128, 14, 3}, {256, 14, 3}, {256, 28, 3}};
-  for (const auto& s : shapes) {
-    double flops = 0, us = conv_us(timer, s[0], s[1], s[2], &flops);
-    cv.push_back({flops, flops / net(us)});
-    std::printf("  conv %3lldx%-3lld k%lld:    %9.1f us  %7.2f GFLOP/s\n", static_cast<long long>(s[0]),
-                static_cast<long long>(s[1]), static_cast<long long>(s[2]), us, flops / net(us) / 1e3);
+  struct ConvShape {
+    std::int64_t c, hw, k;
+    bool depthwise;
+    std::vector<std::pair<double, double>>* curve;
+  };
+  const ConvShape shapes[] = {{16, 28, 3, false, &cv},  {32, 56, 3, false, &cv},  {64, 28, 3, false, &cv},
+                              {128, 14, 3, false, &cv}, {256, 14, 3, false, &cv}, {256, 28, 3, false, &cv},
+                              {16, 28, 1, false, &pw},  {32, 56, 1, false, &pw},  {64, 56, 1, false, &pw},
+                              {128, 28, 1, false, &pw}, {256, 14, 1, false, &pw}, {512, 14, 1, false, &pw},
+                              {32, 28, 3, true, &dw},   {144, 56, 3, true, &dw},  {384, 14, 3, true, &dw},
+                              {960, 7, 3, true, &dw},   {256, 56, 3, true, &dw}};
+  for (const ConvShape& s : shapes) {
+    double flops = 0, us = conv_us(timer, s.c, s.hw, s.k, s.depthwise, &flops);
+    s.curve->push_back({flops, flops / net(us)});
+    std::printf("  conv %3lldx%-3lld k%lld%s: %9.1f us  %7.2f GFLOP/s\n", static_cast<long long>(s.c),
+                static_cast<long long>(s.hw), static_cast<long long>(s.k), s.depthwise ? " dw" : "   ", us,
+                flops / net(us) / 1e3);
   }
   double peak = 0;
-  for (auto [f, r] : mm) peak = std::max(peak, r);
-  for (auto [f, r] : cv) peak = std::max(peak, r);
+  for (const auto* pts : {&mm, &cv, &pw})
+    for (auto [f, r] : *pts) peak = std::max(peak, r);
   m.peak_gflops = {{DType::Float32, peak / 1e3}};
   auto curve = [&](std::vector<std::pair<double, double>> pts) {
     std::sort(pts.begin(), pts.end());
     std::vector<EfficiencyPoint> out;
     for (auto [f, r] : pts)
-      if (out.empty() || f > out.back().size) out.push_back({f, std::clamp(r / peak, 0.01, 1.0)});
+      if (out.empty() || f > out.back().size) out.push_back({f, std::clamp(r / peak, 0.001, 1.0)});
     return out;
   };
   m.efficiency["matmul"] = curve(mm);
   m.efficiency["conv"] = curve(cv);
+  m.efficiency["conv1x1"] = curve(pw);
+  m.efficiency["dwconv"] = curve(dw);
   std::printf("peak %.1f GFLOP/s float32, bandwidth %.2f GB/s, overhead %.2f us, %d threads; %.1f s (%s)\n",
               peak / 1e3, m.bandwidth_gbs, m.kernel_overhead_us, m.threads, timer.elapsed(), uptime().c_str());
   std::string yaml = "# Written by `graphfuse calibrate` (" + uptime() + "); see docs/cost-model.md.\n" + target_yaml(t);

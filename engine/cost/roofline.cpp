@@ -26,13 +26,18 @@ double bytes_of(const ValueType* t) {
   return n * static_cast<double>(sz == 0 ? 4 : sz);
 }
 
+std::string_view local_name(std::string_view op) {
+  std::size_t dot = op.rfind('.');
+  return dot == std::string_view::npos ? op : op.substr(dot + 1);
+}
+
 bool is_constant_op(std::string_view op) { return op == "Const" || op == "Constant"; }
 
 // Ops classified by name: the convolution and matrix-product families of ONNX, ONNX
 // Runtime's contrib ops and TensorFlow; every other op is placed on the memory roofline.
 CostClass classify(std::string_view op) {
   if (op == "Input" || is_constant_op(op)) return CostClass::Free;
-  std::string_view local = op.substr(op.rfind('.') == std::string_view::npos ? 0 : op.rfind('.') + 1);
+  std::string_view local = local_name(op);
   if (local.find("Conv") != std::string_view::npos) return CostClass::Conv;
   if (local.find("MatMul") != std::string_view::npos || local == "Gemm" || local == "BatchMatMul" ||
       local == "BatchMatMulV2")
@@ -55,7 +60,45 @@ double out_channels(std::string_view op, const Attributes& attrs, const ValueTyp
   return static_cast<double>(nhwc ? s.back() : s[1]);
 }
 
+// Transcendental and otherwise arithmetic-heavy elementwise ops: far below the bandwidth
+// roofline in a plain kernel, free as a convolution's post-op.
+bool is_math(std::string_view local) {
+  for (std::string_view m : {"Sigmoid", "Tanh", "Exp", "Log", "Erf", "Gelu", "FastGelu", "BiasGelu", "QuickGelu",
+                             "Softplus", "Softsign", "Elu", "Selu", "Mish", "HardSwish", "Softmax", "LogSoftmax",
+                             "Pow", "Sqrt", "Reciprocal", "Sin", "Cos"})
+    if (local == m) return true;
+  return false;
+}
+
+// A convolution's kind from its weight (input 1): grouped (depthwise) when `group` > 1 or
+// the op says so, 1x1 when the weight's spatial extent is one.
+KernelKind conv_kind(std::string_view op, const Attributes& attrs, const ValueType* w) {
+  std::string_view local = local_name(op);
+  if (local.find("Depthwise") != std::string_view::npos) return KernelKind::DepthwiseConv;
+  if (const auto* g = attrs.get_if<std::int64_t>("group"); g && *g > 1) return KernelKind::DepthwiseConv;
+  if (!w || !w->shape_known || w->shape.size() < 3) return KernelKind::Conv;
+  const auto& s = w->shape;
+  // ONNX weights are [M, C/group, k...]; TensorFlow's [k..., C, M].
+  bool onnx = onnx_layout(op);
+  double spatial = 1;
+  for (std::size_t i = onnx ? 2 : 0; i < (onnx ? s.size() : s.size() - 2); ++i) spatial *= static_cast<double>(s[i]);
+  return spatial == 1 ? KernelKind::Conv1x1 : KernelKind::Conv;
+}
+
 }  // namespace
+
+const char* kernel_kind_key(KernelKind k) {
+  switch (k) {
+    case KernelKind::Conv: return "conv";
+    case KernelKind::Conv1x1: return "conv1x1";
+    case KernelKind::DepthwiseConv: return "dwconv";
+    case KernelKind::MatMul: return "matmul";
+    case KernelKind::Eltwise: return "eltwise";
+    case KernelKind::Transpose: return "transpose";
+    case KernelKind::Math: return "math";
+  }
+  return "eltwise";
+}
 
 ValueType value_type(const Graph& g, ValueRef v) {
   if (!v.valid() || !g.alive(v.node)) return {};
@@ -75,10 +118,14 @@ ValueType value_type(const Graph& g, ValueRef v) {
   return t;
 }
 
-double CostModel::efficiency(CostClass cls, double size) const {
-  const char* key = cls == CostClass::Conv ? "conv" : cls == CostClass::MatMul ? "matmul" : "eltwise";
-  auto it = t_.machine.efficiency.find(key);
-  if (it == t_.machine.efficiency.end() || it->second.empty() || size <= 0) return 1.0;
+double CostModel::efficiency(KernelKind kind, double size) const {
+  const auto& curves = t_.machine.efficiency;
+  auto it = curves.find(kernel_kind_key(kind));
+  if (it == curves.end() || it->second.empty()) {
+    bool compute = kind == KernelKind::Conv1x1 || kind == KernelKind::DepthwiseConv;
+    it = curves.find(compute ? "conv" : kind == KernelKind::MatMul ? "matmul" : "eltwise");
+  }
+  if (it == curves.end() || it->second.empty() || size <= 0) return 1.0;
   const auto& pts = it->second;
   if (size <= pts.front().size) return pts.front().fraction;
   if (size >= pts.back().size) return pts.back().fraction;
@@ -139,12 +186,20 @@ NodeCost CostModel::estimate(const CostQuery& q) const {
     c.known = false;
   }
   c.flops = flops;
+  std::string_view local = local_name(q.op);
+  if (c.cls == CostClass::Conv) c.kind = conv_kind(q.op, attrs, q.inputs.size() >= 2 ? q.inputs[1] : nullptr);
+  else if (c.cls == CostClass::MatMul) c.kind = KernelKind::MatMul;
+  else if (local == "Transpose") c.kind = KernelKind::Transpose;
+  else if (is_math(local)) c.kind = KernelKind::Math;
 
   DType dt = q.output && q.output->dtype != DType::Undefined ? q.output->dtype : DType::Float32;
   auto peak_it = t_.machine.peak_gflops.find(dt);
   double peak = peak_it != t_.machine.peak_gflops.end() ? peak_it->second : t_.machine.peak_gflops.at(DType::Float32);
-  double compute_us = c.cls == CostClass::Eltwise ? 0.0 : flops / (peak * 1e3 * efficiency(c.cls, flops));
-  double memory_us = bytes / (t_.machine.bandwidth_gbs * 1e3 * efficiency(CostClass::Eltwise, bytes));
+  // A compute kernel's memory traffic follows the plain elementwise curve; an elementwise
+  // kernel's follows its kind's (a Transpose or a Sigmoid moves bytes more slowly).
+  double compute_us = c.cls == CostClass::Eltwise ? 0.0 : flops / (peak * 1e3 * efficiency(c.kind, flops));
+  KernelKind mem_kind = c.cls == CostClass::Eltwise ? c.kind : KernelKind::Eltwise;
+  double memory_us = bytes / (t_.machine.bandwidth_gbs * 1e3 * efficiency(mem_kind, bytes));
   c.us = std::max(compute_us, memory_us) + t_.machine.kernel_overhead_us;
   return c;
 }

@@ -161,8 +161,8 @@ struct Reader {
     if (n["cache_mb"]) m.cache_mb = number(n["cache_mb"], "'cache_mb'", 0);
     if (n["threads"]) m.threads = static_cast<int>(number(n["threads"], "'threads'", 1));
     if (const YAML::Node e = n["efficiency"]) {
-      if (!e.IsMap()) fail(e.Mark(), "'efficiency' must map conv, matmul, eltwise to curves");
-      keys(e, {"conv", "matmul", "eltwise"}, "'efficiency'");
+      if (!e.IsMap()) fail(e.Mark(), "'efficiency' must map kernel kinds (conv, matmul, eltwise, ...) to curves");
+      keys(e, {"conv", "conv1x1", "dwconv", "matmul", "eltwise", "transpose", "math"}, "'efficiency'");
       for (auto it = e.begin(); it != e.end(); ++it)
         m.efficiency[it->first.Scalar()] = curve(it->second, "efficiency '" + it->first.Scalar() + "'");
     }

@@ -367,3 +367,62 @@ TEST(Target, CommandLine) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("declined 1 (no_kernel: FusedConv2D_BiasAdd_ReLU on tf-cpu 1)"), std::string::npos) << r.out;
 }
+
+// Each kernel kind follows its own efficiency curve: a depthwise or 1x1 convolution, a
+// Transpose and a Sigmoid are not timed like a 3x3 convolution or a Relu.
+TEST(Target, KernelKindsFollowTheirOwnCurves) {
+  CostModel m(load_target_from_string("target: t\nmachine:\n  peak_gflops: {float32: 100}\n  bandwidth_gbs: 10\n"
+                                      "  kernel_overhead_us: 0\n  efficiency:\n    conv: [[1, 1]]\n    dwconv: [[1, 0.1]]\n"
+                                      "    eltwise: [[1, 1]]\n    math: [[1, 0.25]]\n",
+                                      "kinds.yaml"));
+  ValueType x = f32({1, 8, 8, 8}), dw = f32({8, 1, 3, 3}), pw = f32({8, 8, 1, 1}), full = f32({8, 8, 3, 3});
+  Attributes grouped, none;
+  grouped.set("group", std::int64_t{8});
+  auto cost = [&](std::string_view op, const Attributes& a, std::vector<const ValueType*> in) {
+    CostQuery q;
+    q.op = op;
+    q.attrs = &a;
+    q.inputs = std::move(in);
+    q.output = &x;
+    return m.estimate(q);
+  };
+  NodeCost d = cost("Conv", grouped, {&x, &dw}), p = cost("Conv", none, {&x, &pw}), c = cost("Conv", none, {&x, &full});
+  EXPECT_EQ(d.kind, KernelKind::DepthwiseConv);
+  EXPECT_EQ(p.kind, KernelKind::Conv1x1);
+  EXPECT_EQ(c.kind, KernelKind::Conv);
+  // 2 x 512 outputs x 9 weights per output channel = 9216 FLOPs at 10% of 100 GFLOP/s.
+  EXPECT_NEAR(d.us, 9216.0 / 1e4, 1e-9);
+  // conv1x1 has no curve of its own: the conv curve.
+  EXPECT_NEAR(p.us, std::max(2 * 512.0 * 8 / 1e5, (2 * 2048.0 + 256) / 1e4), 1e-9);
+  NodeCost s = cost("Sigmoid", none, {&x}), r = cost("Relu", none, {&x}), t = cost("Transpose", none, {&x});
+  EXPECT_EQ(s.kind, KernelKind::Math);
+  EXPECT_EQ(t.kind, KernelKind::Transpose);
+  EXPECT_NEAR(s.us, 4 * r.us, 1e-9);
+  EXPECT_NEAR(t.us, r.us, 1e-9);  // no transpose curve: the eltwise one
+}
+
+// A horizontal fusion is judged like any other: the merged convolution's weight is the
+// concatenation's (summed along its axis), and the split pass over the merged output costs
+// more than the kernel launch it saves on examples/cost/horizontal_hurts.yaml.
+TEST(Target, HorizontalFusionThatDoesNotPayIsDeclined) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/tf/horizontal.yaml").string()});
+  Graph g = load_graph((kSrc / "examples/cost/horizontal_hurts.yaml").string());
+  RewriteOptions greedy_opt;
+  greedy_opt.only_rules = {"tf_conv2d_horizontal"};
+  Graph greedy = g;
+  rewrite_graph(greedy, rules, greedy_opt);
+  EXPECT_EQ(count_op(greedy, "SplitV"), 2u);
+  RewriteOptions o = with_target("ort-cpu");
+  o.only_rules = greedy_opt.only_rules;
+  Graph gated = g;
+  RewriteReport rep = rewrite_graph(gated, rules, o);
+  EXPECT_EQ(count_op(gated, "SplitV"), 0u);
+  EXPECT_EQ(count_op(gated, "Conv2D"), 4u);
+  ASSERT_FALSE(rep.rules.empty());
+  ASSERT_EQ(rep.rules[0].declined.size(), 1u);
+  EXPECT_EQ(rep.rules[0].declined[0].first, "no_gain on ort-cpu");
+  std::string why = explain_candidate(g, rules, "tf_conv2d_horizontal", "c1a", o);
+  // Two 1x1 convolutions of 64 channels each vs one of 128 and a split: the estimate
+  // knows the merged weight is [1, 1, 64, 128].
+  EXPECT_NE(why.find("not applied: costs "), std::string::npos) << why;
+}

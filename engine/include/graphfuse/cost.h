@@ -17,9 +17,20 @@ namespace graphfuse {
 /// Which roofline a node is placed on.
 enum class CostClass { Free, Conv, MatMul, Eltwise };
 
+/// Which efficiency curve of the profile a node's kernel follows: kernels of one roofline
+/// class differ widely (a depthwise or 1x1 convolution reaches a fraction of a 3x3's FLOP
+/// rate; a Transpose or a Sigmoid pass a fraction of a Relu's bandwidth). A kind without a
+/// curve uses its class's ("conv" or "eltwise").
+enum class KernelKind { Conv, Conv1x1, DepthwiseConv, MatMul, Eltwise, Transpose, Math };
+
+/// The profile key of a kind's curve: "conv", "conv1x1", "dwconv", "matmul", "eltwise",
+/// "transpose", "math".
+const char* kernel_kind_key(KernelKind k);
+
 /// One node's estimate.
 struct NodeCost {
   CostClass cls = CostClass::Eltwise;
+  KernelKind kind = KernelKind::Eltwise;
   double flops = 0;
   double bytes = 0;        ///< bytes read and written
   double us = 0;           ///< max(compute, memory) + kernel overhead, microseconds
@@ -49,9 +60,9 @@ class CostModel {
   /// Sum over g's nodes (Input and Const nodes are free).
   double graph_us(const Graph& g) const;
 
-  /// Efficiency (fraction of peak) of a class at a size, from the profile's curves
-  /// (interpolated in log size; 1 without a curve).
-  double efficiency(CostClass cls, double size) const;
+  /// Efficiency (fraction of peak) of a kernel kind at a size, from the profile's curves
+  /// (interpolated in log size; the class's curve when the kind has none; 1 without any).
+  double efficiency(KernelKind kind, double size) const;
 
  private:
   TargetProfile t_;
