@@ -35,7 +35,7 @@ void register_explain(CLI::App& app, Handler& run) {
   add_target_option(cmd, opt->target);
   cmd->callback([opt, &run] {
     run = [opt] {
-      apply_target(opt->target, opt->rewrite);
+      apply_target(opt->target, opt->rewrite, true);  // explain prints the estimates
       RuleSet rules = load_rule_files(opt->rules);
       Graph g = load_graph(opt->input);
       std::cout << explain_candidate(g, rules, opt->rule, opt->node, opt->rewrite);

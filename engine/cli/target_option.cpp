@@ -12,10 +12,10 @@ void add_target_option(CLI::App* cmd, std::string& target) {
                   "and only where the cost model says it pays");
 }
 
-void apply_target(const std::string& target, RewriteOptions& opt) {
+void apply_target(const std::string& target, RewriteOptions& opt, bool details) {
   if (target.empty()) return;
   auto model = std::make_shared<const CostModel>(load_target(target));
-  opt.gate = make_target_gate(std::move(model));
+  opt.gate = make_target_gate(std::move(model), true, details);
 }
 
 }  // namespace graphfuse::cli

@@ -11,7 +11,8 @@ namespace graphfuse::cli {
 
 /// Adds --target to `cmd`, stored in `target`.
 void add_target_option(CLI::App* cmd, std::string& target);
-/// Loads the profile named by `target` (nothing when empty) and sets opt.gate.
-void apply_target(const std::string& target, RewriteOptions& opt);
+/// Loads the profile named by `target` (nothing when empty) and sets opt.gate; `details`:
+/// the verdicts carry explain's sentences.
+void apply_target(const std::string& target, RewriteOptions& opt, bool details = false);
 
 }  // namespace graphfuse::cli

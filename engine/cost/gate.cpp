@@ -11,9 +11,7 @@ namespace graphfuse {
 
 namespace {
 
-bool is_constant_op(std::string_view op) { return op == "Const" || op == "Constant"; }
-
-bool is_constant_node(const Graph& g, ValueRef v) { return v.valid() && is_constant_op(g.node(v.node).op.name()); }
+bool is_constant_node(const Graph& g, ValueRef v) { return v.valid() && is_constant_op(g.node(v.node).op); }
 
 std::string ms_text(double us) {
   char buf[48];
@@ -95,7 +93,8 @@ ValueType new_node_type(const Graph& g, const GateCandidate& c, const PlannedNod
 
 class TargetGate final : public RewriteGate {
  public:
-  TargetGate(std::shared_ptr<const CostModel> m, bool use_cost) : m_(std::move(m)), use_cost_(use_cost) {}
+  TargetGate(std::shared_ptr<const CostModel> m, bool use_cost, bool details)
+      : m_(std::move(m)), use_cost_(use_cost), details_(details) {}
 
   GateVerdict decide(const Graph& g, const GateCandidate& c) const override {
     const TargetProfile& t = m_->target();
@@ -111,7 +110,7 @@ class TargetGate final : public RewriteGate {
     // order settles the rest.
     for (std::size_t i = 0; i < np; ++i) {
       const PlannedNode& p = c.planned[i];
-      if (p.takes_over != kNoNode || !is_constant_op(p.op.name())) continue;
+      if (p.takes_over != kNoNode || !is_constant_op(p.op)) continue;
       constant[i] = 1;
       if (const auto* v = p.attrs.get_if<Tensor>("value")) out[i] = ValueType{v->dtype, v->shape, true, {}};
     }
@@ -181,20 +180,24 @@ class TargetGate final : public RewriteGate {
       before += nc.us;
     }
     const double saving = before - after;
-    const std::string figures = "(" + ms_text(before) + " -> " + ms_text(after) + ")";
-    if (!known) return GateVerdict{true, 0, {}, "no estimate (shapes unknown) " + figures};
+    // The sentences are for explain only: formatting them for every candidate of a large
+    // graph would cost more than the estimate itself.
+    auto figures = [&] { return details_ ? "(" + ms_text(before) + " -> " + ms_text(after) + ")" : std::string(); };
+    if (!known) return GateVerdict{true, 0, {}, details_ ? "no estimate (shapes unknown) " + figures() : ""};
     // A rewrite that leaves the estimate as it was (moving a Transpose, putting a constant
     // operand second) is a canonicalization other rewrites build on: applied, as without a
     // model. The margin is for rewrites that change the cost.
     if (std::fabs(saving) <= 1e-9 * std::max(before, 1.0))
-      return GateVerdict{true, 0, {}, "cost-neutral " + figures};
+      return GateVerdict{true, 0, {}, details_ ? "cost-neutral " + figures() : ""};
     const double margin = std::max(t.min_saving_us, t.min_saving_fraction * before);
     if (saving < margin) {
-      std::string detail = saving < 0 ? "costs " + ms_text(-saving) + " more " + figures
-                                      : "saves only " + ms_text(saving) + " " + figures + ", under the margin of " + ms_text(margin);
+      std::string detail;
+      if (details_)
+        detail = saving < 0 ? "costs " + ms_text(-saving) + " more " + figures()
+                            : "saves only " + ms_text(saving) + " " + figures() + ", under the margin of " + ms_text(margin);
       return GateVerdict{false, saving / 1000.0, "no_gain on " + t.name, detail};
     }
-    return GateVerdict{true, saving / 1000.0, {}, "saves " + ms_text(saving) + " " + figures};
+    return GateVerdict{true, saving / 1000.0, {}, details_ ? "saves " + ms_text(saving) + " " + figures() : ""};
   }
 
  private:
@@ -228,8 +231,9 @@ class TargetGate final : public RewriteGate {
     for (std::size_t i = 0; i < out.size(); ++i)
       for (ValueRef v : g.node(out[i]).inputs) {
         if (!v.valid() || std::find(out.begin(), out.end(), v.node) != out.end()) continue;
-        std::string_view op = g.node(v.node).op.name();
-        if (op == "Input" || is_constant_op(op) || g.has_graph_output(v.node) || read_by_new(v.node)) continue;
+        static const OpType k_input = OpType::intern("Input");
+        OpType op = g.node(v.node).op;
+        if (op == k_input || is_constant_op(op) || g.has_graph_output(v.node) || read_by_new(v.node)) continue;
         if (uses_only(g, v.node, out)) out.push_back(v.node);
       }
     return out;
@@ -237,12 +241,14 @@ class TargetGate final : public RewriteGate {
 
   std::shared_ptr<const CostModel> m_;
   bool use_cost_;
+  bool details_;
 };
 
 }  // namespace
 
-std::shared_ptr<const RewriteGate> make_target_gate(std::shared_ptr<const CostModel> model, bool use_cost) {
-  return std::make_shared<TargetGate>(std::move(model), use_cost);
+std::shared_ptr<const RewriteGate> make_target_gate(std::shared_ptr<const CostModel> model, bool use_cost,
+                                                    bool details) {
+  return std::make_shared<TargetGate>(std::move(model), use_cost, details);
 }
 
 }  // namespace graphfuse

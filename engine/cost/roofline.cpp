@@ -87,6 +87,11 @@ KernelKind conv_kind(std::string_view op, const Attributes& attrs, const ValueTy
 
 }  // namespace
 
+bool is_constant_op(OpType op) {
+  static const OpType k_const = OpType::intern("Const"), k_constant = OpType::intern("Constant");
+  return op == k_const || op == k_constant;
+}
+
 const char* kernel_kind_key(KernelKind k) {
   switch (k) {
     case KernelKind::Conv: return "conv";
@@ -105,7 +110,7 @@ ValueType value_type(const Graph& g, ValueRef v) {
   const Node& n = g.node(v.node);
   if (v.port < n.outputs.size() && n.outputs[v.port].type.shape_known) return n.outputs[v.port].type;
   ValueType t = v.port < n.outputs.size() ? n.outputs[v.port].type : ValueType{};
-  if (is_constant_op(n.op.name())) {
+  if (is_constant_op(n.op)) {
     if (const auto* tensor = n.attrs.get_if<Tensor>("value")) {
       t.shape = tensor->shape;
       t.dtype = tensor->dtype;
@@ -213,7 +218,7 @@ NodeCost CostModel::estimate(const Graph& g, NodeId n) const {
   types.reserve(node.inputs.size() + 1);
   for (ValueRef v : node.inputs) {
     types.push_back(value_type(g, v));
-    q.const_inputs.push_back(v.valid() && is_constant_op(g.node(v.node).op.name()));
+    q.const_inputs.push_back(v.valid() && is_constant_op(g.node(v.node).op));
   }
   types.push_back(value_type(g, ValueRef{n, 0}));
   for (std::size_t i = 0; i < node.inputs.size(); ++i) q.inputs.push_back(node.inputs[i].valid() ? &types[i] : nullptr);

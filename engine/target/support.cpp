@@ -66,31 +66,31 @@ bool TargetProfile::has_op(std::string_view op) const {
 
 std::string TargetProfile::lacks(std::string_view op, const Attributes& attrs,
                                  const std::vector<const ValueType*>& inputs) const {
-  const std::string head = "no_kernel: " + std::string(op);
-  const std::string tail = " on " + name;
-  if (!has_op(op)) return head + tail;
+  // Built only for a refusal: this runs for every node of every candidate.
+  auto refuse = [&](const std::string& why) { return "no_kernel: " + std::string(op) + why + " on " + name; };
+  if (!has_op(op)) return refuse("");
   const OpSupport* s = find(op);
   if (!s) return {};
   const ValueType* x = inputs.empty() ? nullptr : inputs[0];
   if (x && x->dtype != DType::Undefined && !s->dtypes.empty() &&
       std::find(s->dtypes.begin(), s->dtypes.end(), x->dtype) == s->dtypes.end())
-    return head + " with input dtype " + std::string(dtype_name(x->dtype)) + tail;
+    return refuse(" with input dtype " + std::string(dtype_name(x->dtype)));
   if (x && x->shape_known && !s->ranks.empty() &&
       std::find(s->ranks.begin(), s->ranks.end(), static_cast<int>(x->shape.size())) == s->ranks.end())
-    return head + " with input rank " + std::to_string(x->shape.size()) + tail;
+    return refuse(" with input rank " + std::to_string(x->shape.size()));
   if (s->max_inputs >= 0) {
     std::size_t n = inputs.size();
-    if (n > static_cast<std::size_t>(s->max_inputs)) return head + " with " + std::to_string(n) + " inputs" + tail;
+    if (n > static_cast<std::size_t>(s->max_inputs)) return refuse(" with " + std::to_string(n) + " inputs");
   }
   for (const AttrCondition& c : s->attrs) {
     const AttrValue* v = attrs.find(c.name);
     std::string text = v ? attr_text(*v) : c.fallback;
     if (!v && c.fallback.empty()) {
-      if (c.required) return head + " without " + c.name + tail;
+      if (c.required) return refuse(" without " + c.name);
       continue;
     }
     if (!c.values.empty() && std::find(c.values.begin(), c.values.end(), text) == c.values.end())
-      return head + " with " + c.name + " " + text + tail;
+      return refuse(" with " + c.name + " " + text);
   }
   return {};
 }

@@ -68,13 +68,19 @@ class CostModel {
   TargetProfile t_;
 };
 
+/// Const or Constant: folded, free. Compares interned ops (OpType::name takes a lock, and
+/// the gate asks this for every input of every candidate).
+bool is_constant_op(OpType op);
+
 /// The shape of `v` as far as it is known: its output type, else for a constant the
 /// tensor's or the `shape` attribute's.
 ValueType value_type(const Graph& g, ValueRef v);
 
 /// A RewriteGate for `model`'s target: declines a rewrite that creates an op the target
 /// lacks ("no_kernel: ..."), and, when `use_cost`, one whose estimated saving is below the
-/// target's margin ("no_gain"); orders the rest by saving (microseconds).
-std::shared_ptr<const RewriteGate> make_target_gate(std::shared_ptr<const CostModel> model, bool use_cost = true);
+/// target's margin ("no_gain"); orders the rest by saving (microseconds). Without
+/// `details` the verdicts carry no GateVerdict::detail sentence (only explain shows it).
+std::shared_ptr<const RewriteGate> make_target_gate(std::shared_ptr<const CostModel> model, bool use_cost = true,
+                                                    bool details = true);
 
 }  // namespace graphfuse
