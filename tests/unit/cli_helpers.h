@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -50,7 +51,8 @@ class TempDirTest : public ::testing::Test {
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
-           ("graphfuse_" + std::string(info->test_suite_name()) + "_" + info->name());
+           ("graphfuse_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+            std::to_string(::getpid()));  // two checkouts' test runs must not share a folder
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
