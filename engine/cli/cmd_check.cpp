@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "graphfuse/error_list.h"
 #include "graphfuse/rules.h"
 #include "graphfuse/target.h"
 #include "match/program.h"
@@ -93,7 +94,9 @@ int run_check(const CheckOptions& o) {
       for (const Rule& r : rules.rules())
         std::cout << "\n" << r.label() << "\n" << match::disassemble(r.compiled->match);
     } catch (const Error& e) {
-      std::cerr << e.pretty() << "\n";
+      std::vector<Error> errors = all_errors(e);
+      for (const Error& each : errors) std::cerr << each.pretty() << "\n";
+      if (errors.size() > 1) std::cerr << path << ": " << errors.size() << " errors\n";
       ++failed;
     }
   }

@@ -27,7 +27,7 @@ void register_explain(CLI::App& app, Handler& run) {
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->required()->allow_extra_args(false);
   cmd->add_option("INPUT", opt->input, "Input graph (.graph, .yaml, .yml, .json, .gfb, .onnx)")->required();
   cmd->add_option("--rule", opt->rule, "Rule name")->required();
-  cmd->add_option("--node", opt->node, "Id of the candidate root node")->required();
+  cmd->add_option("--node", opt->node, "Id of the candidate root node, or the name of a value it produces")->required();
   cmd->add_option("--threads", opt->rewrite.threads, "Matching threads (0 = all cores)")->check(at_least(0));
   cmd->add_option("--max-rounds", opt->rewrite.max_rounds, "Bound on rewriting rounds, as for apply")
       ->check(at_least(1))

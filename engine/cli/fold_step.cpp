@@ -3,6 +3,7 @@
 
 #include "graphfuse/error.h"
 #ifdef GRAPHFUSE_HAVE_KERNELS
+#include "graphfuse/kernels/executor.h"
 #include "graphfuse/kernels/fold.h"
 #endif
 
@@ -37,6 +38,27 @@ std::string rules_applied(const RewriteReport& report) {
   return out.empty() ? "none" : out;
 }
 
+#ifdef GRAPHFUSE_HAVE_KERNELS
+namespace {
+// The graph inputs verify ran at a guessed shape (no type written), where they were
+// written: a wrong guess is the usual reason a verified case cannot run.
+std::string guessed_shapes(const Graph& g, const kernels::ExecOptions& opt) {
+  std::string out;
+  const auto shapes = kernels::input_shapes(g, opt);
+  for (std::size_t i = 0; i < g.inputs().size() && i < shapes.size(); ++i) {
+    const Node& n = g.node(g.inputs()[i]);
+    if (n.outputs.at(0).type.shape_known) continue;
+    std::string dims;
+    for (std::int64_t d : shapes[i]) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    out += "  " + (n.loc.known() ? n.loc.str() + ": " : std::string()) + "input '" + n.id +
+           "' has no type; verify guessed the shape [" + dims + "] from its first consumer (write `input " + n.id +
+           ": float32[...]` to give it one)\n";
+  }
+  return out;
+}
+}  // namespace
+#endif
+
 std::function<std::string(const Graph&, const Graph&)> rule_test_verifier() {
 #ifdef GRAPHFUSE_HAVE_KERNELS
   return [](const Graph& before, const Graph& after) -> std::string {
@@ -47,9 +69,9 @@ std::function<std::string(const Graph&, const Graph&)> rule_test_verifier() {
       bool pass = true;
       for (const auto& d : diffs) pass = pass && d.pass;
       return pass ? std::string() : "numerics differ (reference kernels, seed 0, rtol 1e-4, atol 1e-5):\n" +
-                                        kernels::format_diffs(diffs);
+                                        kernels::format_diffs(diffs) + guessed_shapes(before, opt);
     } catch (const Error& e) {
-      return "could not run the graphs: " + e.pretty();
+      return "could not run the graphs: " + e.pretty() + "\n" + guessed_shapes(before, opt);
     }
   };
 #else

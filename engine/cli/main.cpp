@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "graphfuse/error_list.h"
 #include "graphfuse/error.h"
 #include "graphfuse/version.h"
 
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   try {
     return run ? run() : 1;
   } catch (const Error& e) {
-    std::cerr << e.pretty() << "\n";
+    for (const Error& each : all_errors(e)) std::cerr << each.pretty() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

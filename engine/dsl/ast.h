@@ -2,6 +2,7 @@
 // rewrite templates and `where:` constraints all parse into these types.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,11 +44,23 @@ struct AttrRef {
   Pos pos;
 };
 /// `fn(args...)`: builtins rank, dtype, shape, dim, has, const, or a native callback.
+/// Operators are calls too, named by their symbol: `a + b` is fn "+" with two args, `-a`
+/// is "-" with one, and likewise "*" "/" "%" "!" "&&" "||" and the comparisons
+/// "==" "!=" "<" "<=" ">" ">=" "in" (see is_operator).
 struct FuncCall {
   std::string fn;
   std::vector<Operand> args;
   Pos pos;
 };
+
+/// True for an operator written with a symbol (or `in`) rather than a function name.
+inline bool is_operator(const std::string& fn) {
+  return fn == "in" || (!fn.empty() && !(std::isalpha(static_cast<unsigned char>(fn[0])) || fn[0] == '_'));
+}
+/// True for the comparison operators.
+inline bool is_comparison(const std::string& fn) {
+  return fn == "==" || fn == "!=" || fn == "<" || fn == "<=" || fn == ">" || fn == ">=" || fn == "in";
+}
 /// A name by itself (a bound value or pattern node).
 struct NameRef {
   std::string name;
@@ -112,6 +125,17 @@ struct Call {
   Pos pos;
 };
 
+/// A value's type in graph text: `float32[1, 3, 224, 224]`, `float32[N, 4]` (a symbolic
+/// dim), `float32[?, 4]` (an unknown one), `float32[]` (a scalar), `float32` (rank unknown).
+struct TypeAnnot {
+  bool present = false;
+  std::string dtype;
+  bool has_shape = false;
+  std::vector<std::int64_t> dims;        ///< -1 where unknown or symbolic
+  std::vector<std::string> dim_params;  ///< the symbol, "" where numeric or `?`
+  Pos pos;
+};
+
 /// A line of a program.
 struct Statement {
   enum class Kind {
@@ -129,6 +153,9 @@ struct Statement {
   /// text for ONNX nodes whose ids and output names differ); empty when not written.
   std::string node_id;
   Pos node_id_pos;
+  /// Graph text: the types written after `:` (`input x: float32[1, 3]`, `c = Conv(x, w):
+  /// float32[1, 8]`), parallel to `targets` (absent ones not `present`); empty when none.
+  std::vector<TypeAnnot> types;
   Pos pos;
 };
 

@@ -56,7 +56,6 @@ x3::rule<struct expr_id, Expr> const expr_r = "expression";
 x3::rule<struct operand_id, Operand> const operand_r = "operand";
 x3::rule<struct func_id, FuncCall> const func_r = "function call";
 x3::rule<struct attr_item_id, AttrItem> const attr_item_r = "attribute";
-x3::rule<struct constraint_id, Constraint> const constraint_r = "constraint";
 x3::rule<struct cmp_id, std::string> const cmp_r = "comparison";
 x3::rule<struct input_id, Statement> const input_r = "input statement";
 x3::rule<struct output_id, Statement> const output_r = "output statement";
@@ -64,9 +63,19 @@ x3::rule<struct bind_id, Statement> const bind_r = "binding";
 x3::rule<struct exprs_id, Statement> const exprs_r = "expression statement";
 x3::rule<struct statement_id, Statement> const statement_r = "statement";
 x3::rule<struct program_id, Program> const program_r = "program";
-x3::rule<struct constraint_only_id, Constraint> const constraint_only_r = "constraint";
+x3::rule<struct constraint_only_id, Operand> const constraint_only_r = "constraint";
 x3::rule<struct name_ref_id, NameRef> const name_ref_r = "name";
 x3::rule<struct operand_list_id, Operand> const operand_list_r = "list";
+// Expressions, loosest binding first: || && ! comparison + - * / % unary-minus operand.
+x3::rule<struct or_id, Operand> const or_r = "expression";
+x3::rule<struct and_id, Operand> const and_r = "expression";
+x3::rule<struct not_id, Operand> const not_r = "expression";
+x3::rule<struct cmpx_id, Operand> const cmpx_r = "expression";
+x3::rule<struct sum_id, Operand> const sum_r = "expression";
+x3::rule<struct product_id, Operand> const product_r = "expression";
+x3::rule<struct unary_id, Operand> const unary_r = "expression";
+x3::rule<struct paren_id, Operand> const paren_r = "parenthesized expression";
+x3::rule<struct type_id, TypeAnnot> const type_r = "type";
 
 // ---- literals ----------------------------------------------------------------------------
 auto const push_shape = [](auto& c) { _val(c).shape.push_back(_attr(c).i); };
@@ -130,7 +139,8 @@ auto const set_port = [](auto& c) {
 
 auto const name_expr_r_def =
     mark >> name[set_name] >>
-    -(lit(':') >> Must{"an output number after ':'"}[x3::uint_[set_port]]) >>
+    // `x:1` picks an output; `x: float32[...]` (a name after ':') is a type, left to the statement.
+    -(lit(':') >> !ident >> !lit('[') >> Must{"an output number after ':'"}[x3::uint_[set_port]]) >>
     -(lit("...")[([](auto& c) { _val(c).variadic = true; })]);
 
 auto const push_op = [](auto& c) { _val(c).ops.push_back(std::move(_attr(c))); };
@@ -171,7 +181,7 @@ auto const expr_r_def =
 // ---- operands, attribute items, constraints ----------------------------------------------
 auto const func_r_def =
     mark >> ident[([](auto& c) { _val(c).fn = std::move(_attr(c)); })] >> lit('(') >>
-    inside[-(operand_r[push_arg] >> *(lit(',') >> Must{"an argument"}[operand_r[push_arg]])) >>
+    inside[-(or_r[push_arg] >> *(lit(',') >> Must{"an argument"}[or_r[push_arg]])) >>
            closer(')', CallName{"to close the call to "})];
 
 // `[...]` as an operand: items may be computed (`[value(lo), c.k]`). A list whose items
@@ -193,12 +203,16 @@ auto const fold_list = [](auto& c) {
 };
 auto const operand_list_r_def =
     mark >> lit('[')[([](auto& c) { _val(c).value = OperandList{{}, _val(c).pos}; })] >>
-    inside[-(operand_r[push_list_item] >> *(lit(',') >> Must{"a list item"}[operand_r[push_list_item]])) >>
+    inside[-(or_r[push_list_item] >> *(lit(',') >> Must{"a list item"}[or_r[push_list_item]])) >>
            closer(']', Fixed{"to close the list"})][fold_list];
+
+auto const paren_r_def = lit('(') >> inside[or_r[([](auto& c) { _val(c) = std::move(_attr(c)); })] >>
+                                             closer(')', Fixed{"to close the parenthesis"})];
 
 auto const operand_r_def =
     mark >>
-    (operand_list_r[([](auto& c) { _val(c).value = std::move(_attr(c).value); })] |
+    (paren_r[([](auto& c) { _val(c).value = std::move(_attr(c).value); })] |
+     operand_list_r[([](auto& c) { _val(c).value = std::move(_attr(c).value); })] |
      literal_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
      func_r[([](auto& c) { _val(c).value = std::move(_attr(c)); })] |
      attr_path[([](auto& c) {
@@ -226,24 +240,97 @@ auto const attr_item_r_def =
                 _val(c).op = std::move(_attr(c));
               })] |
               (lit('=') >> !lit('='))[([](auto& c) { _val(c).kind = AttrItem::Kind::Assign; })]] >>
-         Must{"a value"}[operand_r[set_value]]);
+         Must{"a value"}[sum_r[set_value]]);
 
-auto const constraint_r_def =
-    mark >> -lit('!')[([](auto& c) { _val(c).negated = true; })] >>
-    Must{"an operand"}[operand_r[([](auto& c) { _val(c).lhs = std::move(_attr(c)); })]] >>
-    -(cmp_r[([](auto& c) { _val(c).op = std::move(_attr(c)); })] >>
-      Must{"a value after the comparison"}[operand_r[([](auto& c) {
-        _val(c).rhs = std::move(_attr(c));
-      })]]);
+// An operator applied to the operands so far: `a + b` becomes the call "+"(a, b) at a's
+// position; a prefix operator wraps the operand that follows it.
+struct Binary {
+  const char* op;
+  template <class C>
+  void operator()(C& c) const {
+    Operand lhs = std::move(_val(c));
+    FuncCall f{op, {}, lhs.pos};
+    f.args.push_back(std::move(lhs));
+    f.args.push_back(std::move(_attr(c)));
+    _val(c).pos = f.pos;
+    _val(c).value = std::move(f);
+  }
+};
+struct Prefix {
+  const char* op;
+  template <class C>
+  void operator()(C& c) const {
+    FuncCall f{op, {}, _val(c).pos};
+    f.args.push_back(std::move(_attr(c)));
+    _val(c).value = std::move(f);
+  }
+};
+auto const take = [](auto& c) { _val(c) = std::move(_attr(c)); };
+auto const after_op = Must{"an operand after the operator"};
+
+auto const or_r_def = and_r[take] >> *(lit("||") >> after_op[and_r][Binary{"||"}]);
+auto const and_r_def = not_r[take] >> *(lit("&&") >> after_op[not_r][Binary{"&&"}]);
+// `!a == b` negates the comparison, as a `where:` line always read.
+auto const not_r_def = mark >> (lit('!') >> !lit('=') >> Must{"an operand after '!'"}[not_r][Prefix{"!"}] | cmpx_r[take]);
+auto const cmp_binary = [](auto& c) {
+  std::string op = std::move(boost::fusion::at_c<0>(_attr(c)));
+  Operand lhs = std::move(_val(c));
+  FuncCall f{std::move(op), {}, lhs.pos};
+  f.args.push_back(std::move(lhs));
+  f.args.push_back(std::move(boost::fusion::at_c<1>(_attr(c))));
+  _val(c).pos = f.pos;
+  _val(c).value = std::move(f);
+};
+auto const cmpx_r_def = sum_r[take] >> -(cmp_r >> Must{"a value after the comparison"}[sum_r])[cmp_binary];
+auto const sum_r_def = product_r[take] >> *((lit('+') >> after_op[product_r])[Binary{"+"}] |
+                                            (lit('-') >> after_op[product_r])[Binary{"-"}]);
+auto const product_r_def = unary_r[take] >> *((lit('*') >> after_op[unary_r])[Binary{"*"}] |
+                                              (lit('/') >> after_op[unary_r])[Binary{"/"}] |
+                                              (lit('%') >> after_op[unary_r])[Binary{"%"}]);
+// A number takes its own sign (`-1` stays a literal); `-x` is the negation of x.
+auto const unary_r_def = operand_r[take] | mark >> (lit('-') >> after_op[unary_r])[Prefix{"-"}];
 
 // ---- statements --------------------------------------------------------------------------
 auto const push_target = [](auto& c) { _val(c).targets.push_back(std::move(_attr(c))); };
 auto const push_value = [](auto& c) { _val(c).values.push_back(std::move(_attr(c))); };
 auto const name_ahead = &name;
 
+// ---- types (graph text) -----------------------------------------------------------------
+auto const push_dim = [](auto& c) {
+  _val(c).dims.push_back(_attr(c).i);
+  _val(c).dim_params.emplace_back();
+};
+auto const push_symbol = [](auto& c) {
+  _val(c).dims.push_back(-1);
+  _val(c).dim_params.push_back(std::move(_attr(c)));
+};
+auto const push_unknown = [](auto& c) {
+  _val(c).dims.push_back(-1);
+  _val(c).dim_params.emplace_back();
+};
+auto const dim_r = number[int_only][push_dim] | ident[push_symbol] | lit('?')[push_unknown];
+auto const type_r_def =
+    mark >> ident[([](auto& c) {
+      _val(c).present = true;
+      _val(c).dtype = std::move(_attr(c));
+    })] >>
+    -(lit('[')[([](auto& c) { _val(c).has_shape = true; })] >>
+      inside[(&lit(']') | Must{"a dimension (a number, a name or ?)"}[dim_r] >>
+                                *(lit(',') >> Must{"a dimension (a number, a name or ?)"}[dim_r])) >>
+             closer(']', Fixed{"to close the shape"})]);
+// The type of the statement's target just read (`input x: float32[2], y`), or of each
+// target in order (`a, b = Split(x): float32[2], float32[2]`).
+auto const type_of_last = [](auto& c) {
+  _val(c).types.resize(_val(c).targets.size());
+  _val(c).types.back() = std::move(_attr(c));
+};
+auto const push_type = [](auto& c) { _val(c).types.push_back(std::move(_attr(c))); };
+auto const type_after = Must{"a type like float32[1, 3, 224, 224] after ':'"};
+auto const typed_input = name_expr_r[push_target] >> -(lit(':') >> type_after[type_r][type_of_last]);
+
 auto const input_r_def =
     mark >> kw_input[([](auto& c) { _val(c).kind = Statement::Kind::Input; })] >> name_ahead >>
-    name_expr_r[push_target] >> *(lit(',') >> Must{"a name"}[name_expr_r[push_target]]);
+    typed_input >> *(lit(',') >> Must{"a name"}[name_ahead] >> typed_input);
 
 auto const output_r_def =
     mark >> kw_output[([](auto& c) { _val(c).kind = Statement::Kind::Output; })] >> name_ahead >>
@@ -256,6 +343,7 @@ auto const bind_r_def =
       _val(c).kind = Statement::Kind::Bind;
       _val(c).values.push_back(std::move(_attr(c)));
     })]] >>
+    -(lit(':') >> type_after[type_r][push_type] >> *(lit(',') >> type_after[type_r][push_type])) >>
     -(kw_as >> Must{"a node id after 'as'"}[name_ref_r[([](auto& c) {
         _val(c).node_id = std::move(_attr(c).name);
         _val(c).node_id_pos = _attr(c).pos;
@@ -282,12 +370,12 @@ auto const program_r_def =
     Must{"a statement"}[x3::eoi];
 
 auto const constraint_only_r_def =
-    constraint_r[([](auto& c) { _val(c) = std::move(_attr(c)); })] >>
-    Must{"the end of the constraint"}[x3::eoi];
+    or_r[([](auto& c) { _val(c) = std::move(_attr(c)); })] >> Must{"the end of the constraint"}[x3::eoi];
 
 BOOST_SPIRIT_DEFINE(literal_r, tensor_r, name_expr_r, call_r, expr_r, operand_r, func_r,
-                    attr_item_r, constraint_r, cmp_r, input_r, output_r, bind_r, exprs_r,
-                    statement_r, program_r, constraint_only_r, name_ref_r, operand_list_r)
+                    attr_item_r, cmp_r, input_r, output_r, bind_r, exprs_r,
+                    statement_r, program_r, constraint_only_r, name_ref_r, operand_list_r,
+                    or_r, and_r, not_r, cmpx_r, sum_r, product_r, unary_r, paren_r, type_r)
 
 /// Runs `rule` over the whole text with the given skipper, turning syntax errors into
 /// graphfuse::Error at their mapped positions.
@@ -325,8 +413,30 @@ Program parse_program(std::string_view text, const TextOrigin& origin) {
 }
 
 Constraint parse_constraint(std::string_view text, const TextOrigin& origin) {
+  Operand e;
+  run(constraint_only_r, text, origin, true, e);
+  // A comparison (negated or not) and a negated plain predicate keep their simple form,
+  // which explain and the program listing show as written; anything else (`||`, `&&`,
+  // `!(...)` over those) is a predicate whose value is the whole expression.
   Constraint c;
-  run(constraint_only_r, text, origin, true, c);
+  c.pos = e.pos;
+  const Operand* top = &e;
+  const auto* call = std::get_if<FuncCall>(&top->value);
+  if (call && call->fn == "!" && call->args.size() == 1) {
+    const auto* inner = std::get_if<FuncCall>(&call->args[0].value);
+    if (!inner || !is_operator(inner->fn) || is_comparison(inner->fn)) {
+      c.negated = true;
+      top = &call->args[0];
+      call = inner;
+    }
+  }
+  if (call && is_comparison(call->fn) && call->args.size() == 2) {
+    c.op = call->fn;
+    c.lhs = call->args[0];
+    c.rhs = call->args[1];
+  } else {
+    c.lhs = *top;
+  }
   return c;
 }
 

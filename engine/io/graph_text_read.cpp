@@ -31,7 +31,8 @@ class TextReader {
       s = Statement{};
       switch (done.kind) {
         case Statement::Kind::Input:
-          for (const Expr& t : done.targets) input(t);
+          for (std::size_t k = 0; k < done.targets.size(); ++k)
+            input(done.targets[k], k < done.types.size() ? &done.types[k] : nullptr);
           break;
         case Statement::Kind::Output:
           for (const Expr& v : done.values) builder_.add_graph_output(ref(v, "an output"));
@@ -63,13 +64,32 @@ class TextReader {
     if (e.name == "_" && !e.quoted) fail(e.pos, "`_` cannot name a node (quote it: `` `_` ``)");
   }
 
-  void input(const Expr& t) {
+  // `float32[1, N, ?]` as a ValueType; no type when nothing was written.
+  ValueType value_type(const TypeAnnot* t) const {
+    ValueType vt;
+    if (!t || !t->present) return vt;
+    auto dt = dtype_from_name(t->dtype);
+    if (!dt) fail(t->pos, "unknown element type '" + t->dtype + "' (float32, float16, int64, bool, ...)");
+    vt.dtype = *dt;
+    if (!t->has_shape) return vt;
+    vt.shape_known = true;
+    vt.shape = t->dims;
+    for (std::int64_t d : t->dims)
+      if (d < -1) fail(t->pos, "a dimension is a size >= 0, a name or ?");
+    bool named = false;
+    for (const std::string& p : t->dim_params) named = named || !p.empty();
+    if (named) vt.dim_params = t->dim_params;
+    return vt;
+  }
+
+  void input(const Expr& t, const TypeAnnot* type) {
     plain_name(t, "a graph input");
     if (t.port >= 0) fail(t.pos, "a graph input is a node: write `input " + t.name + "` without ':'");
     PendingNode n;
     n.id = t.name;
     n.op = std::string(ops::kInput);
     n.loc = origin_.map(t.pos);
+    if (type && type->present) n.output_types = {value_type(type)};
     builder_.add_node(std::move(n));
     builder_.add_graph_input(PendingRef{t.name, -1, false, origin_.map(t.pos)});
   }
@@ -100,6 +120,11 @@ class TextReader {
                         std::to_string(k) + "` or as a plain output name");
       n.output_names.push_back(is_default ? std::string() : t.name);
     }
+    if (s.types.size() > s.targets.size())
+      fail(s.types[s.targets.size()].pos, "more types than outputs: " + std::to_string(s.targets.size()) + " named, " +
+                                              std::to_string(s.types.size()) + " types");
+    for (const TypeAnnot& t : s.types) n.output_types.push_back(value_type(&t));
+    if (!n.output_types.empty()) n.output_types.resize(s.targets.size());
     for (std::size_t i = 0; i < call.args.size(); ++i) n.inputs.push_back(ref(call.args[i], "an input"));
     for (const AttrItem& a : call.attrs) {
       if (a.kind != AttrItem::Kind::Assign)
@@ -124,6 +149,8 @@ class TextReader {
       const auto* l = std::get_if<Literal>(&f.args[i].value);
       return l ? std::get_if<std::string>(&l->value) : nullptr;
     };
+    if (is_operator(f.fn))
+      fail(f.pos, "attribute values in graph text are literals; expressions (`" + f.fn + "`) belong in rules");
     if (f.fn != "opaque" || f.args.size() != 2 || !str(0) || !str(1))
       fail(f.pos, "attribute values in graph text are literals (the only call is opaque(\"kind\", \"base64\"))");
     Opaque out{*str(0), {}};

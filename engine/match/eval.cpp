@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "match/arith.h"
 #include "match/attr_compare.h"
 
 namespace graphfuse::match {
@@ -192,21 +193,6 @@ std::optional<AttrValue> list_concat(const AttrValue& l, const AttrValue& r) {
   return std::nullopt;
 }
 
-// l + sign * r on two numbers (ints stay ints; an int and a float give a float).
-std::optional<AttrValue> arith(int sign, const AttrValue& l, const AttrValue& r) {
-  auto* li = std::get_if<std::int64_t>(&l);
-  auto* ri = std::get_if<std::int64_t>(&r);
-  if (li && ri) return *li + sign * *ri;
-  auto num = [](const AttrValue& v) -> std::optional<double> {
-    if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-    if (auto* f = std::get_if<float>(&v)) return static_cast<double>(*f);
-    return std::nullopt;
-  };
-  auto a = num(l), b = num(r);
-  if (!a || !b) return std::nullopt;
-  return static_cast<float>(*a + sign * *b);
-}
-
 class Evaluator {
  public:
   Evaluator(const Graph& g, const Embedding& e, const MatchProgram& p) : g_(g), e_(e), p_(p) {}
@@ -378,15 +364,57 @@ class Evaluator {
         return std::nullopt;
       }
       case Fn::Add:
-      case Fn::Sub: {
+      case Fn::Sub:
+      case Fn::Mul:
+      case Fn::Div:
+      case Fn::Mod: {
         auto l = eval(a[0]), r = eval(a[1]);
         if (!l || !r) return std::nullopt;
-        return arith(t.fn == Fn::Add ? 1 : -1, *l, *r);
+        ArithOp op = t.fn == Fn::Add ? ArithOp::Add
+                     : t.fn == Fn::Sub ? ArithOp::Sub
+                     : t.fn == Fn::Mul ? ArithOp::Mul
+                     : t.fn == Fn::Div ? ArithOp::Div
+                                       : ArithOp::Mod;
+        return arith(op, *l, *r);
+      }
+      case Fn::Neg: {
+        auto v = eval(a[0]);
+        if (!v) return std::nullopt;
+        return negate(*v);
+      }
+      case Fn::Compare: {
+        auto l = eval(a[0]), r = eval(a[1]);
+        if (!l || !r) return std::nullopt;
+        return attr_compare(*l, t.cmp, *r);
+      }
+      // Three-valued logic: an unknown operand leaves the result unknown unless the
+      // other one decides it (`true || unknown` is true, `false && unknown` is false).
+      case Fn::Not: {
+        auto v = boolean(a[0]);
+        if (!v) return std::nullopt;
+        return !*v;
+      }
+      case Fn::Or:
+      case Fn::And: {
+        const bool decides = t.fn == Fn::Or;  // the value that settles it alone
+        auto l = boolean(a[0]);
+        if (l && *l == decides) return decides;
+        auto r = boolean(a[1]);
+        if (r && *r == decides) return decides;
+        if (!l || !r) return std::nullopt;
+        return !decides;
       }
       case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
       case Fn::Native: return native(t);
     }
     return std::nullopt;
+  }
+
+  std::optional<bool> boolean(const Term& t) const {
+    auto v = eval(t);
+    const bool* b = v ? std::get_if<bool>(&*v) : nullptr;
+    if (!b) return std::nullopt;
+    return *b;
   }
 
   // Equal shapes, proven: same rank and, dim by dim, the same number, or both unknown but
@@ -510,6 +538,10 @@ void append_each_nodes(const Graph& g, const Embedding& e, const MatchProgram& p
 
 bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c) {
   if (!is_constant(g, v) || v.port != 0) return false;
+  if (c.boolean) {  // `true` / `false` match bool tensors only, never the numbers 1 and 0
+    const Tensor* t = g.node(v.node).attrs.get_if<Tensor>("value");
+    if (!t || t->dtype != DType::Bool) return false;
+  }
   if (const Tensor* t = g.node(v.node).attrs.get_if<Tensor>("value")) {
     // Streamed element by element: a candidate may be a large weight tensor, and the
     // first element that differs settles it.

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "graphfuse/io.h"
 #include "match/attr_compare.h"
 
 namespace graphfuse::match {
@@ -60,8 +61,26 @@ const char* fn_name(Fn f) {
     case Fn::Add: return "add";
     case Fn::Sub: return "sub";
     case Fn::Native: return "native";
+    case Fn::Mul: return "*";
+    case Fn::Div: return "/";
+    case Fn::Mod: return "%";
+    case Fn::Neg: return "-";
+    case Fn::Not: return "!";
+    case Fn::Or: return "||";
+    case Fn::And: return "&&";
+    case Fn::Compare: return "compare";
   }
   return "?";
+}
+
+// The symbol of an operator term (`a * b`, `!a`, `a < b`), or null for a function.
+const char* infix(const Term& t) {
+  switch (t.fn) {
+    case Fn::Mul: case Fn::Div: case Fn::Mod: case Fn::Neg: case Fn::Not: case Fn::Or: case Fn::And:
+      return fn_name(t.fn);
+    case Fn::Compare: return cmp_name(t.cmp);
+    default: return nullptr;
+  }
 }
 
 void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
@@ -75,6 +94,20 @@ void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
       break;
     case Term::Kind::Variadic: o << p.variadics[t.reg].name << "..."; break;
     case Term::Kind::Func:
+      if (const char* op = infix(t); op && t.args.size() == 2) {
+        o << '(';
+        put_term(o, p, t.args[0]);
+        o << ' ' << op << ' ';
+        put_term(o, p, t.args[1]);
+        o << ')';
+        break;
+      }
+      if (const char* op = infix(t); op && t.args.size() == 1) {
+        o << op;
+        put_term(o, p, t.args[0]);
+        break;
+      }
+      [[fallthrough]];
     case Term::Kind::List: {
       if (t.kind == Term::Kind::Func) o << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
       o << (t.kind == Term::Kind::Func ? '(' : '[');
@@ -99,7 +132,82 @@ void put_attr_check(std::ostream& o, const MatchProgram& p, const AttrCheck& c) 
   }
 }
 
+// Binding strength of an operator term for author_text (0: not an operator).
+int precedence(const Term& t) {
+  if (t.kind != Term::Kind::Func) return 0;
+  switch (t.fn) {
+    case Fn::Or: return 1;
+    case Fn::And: return 2;
+    case Fn::Not: return 3;
+    case Fn::Compare: return 4;
+    case Fn::Add: case Fn::Sub: return 5;
+    case Fn::Mul: case Fn::Div: case Fn::Mod: return 6;
+    case Fn::Neg: return 7;
+    default: return 0;
+  }
+}
+
+const char* symbol(const Term& t) {
+  switch (t.fn) {
+    case Fn::Add: return "+";
+    case Fn::Sub: return "-";
+    case Fn::Compare: return cmp_name(t.cmp);
+    default: return fn_name(t.fn);
+  }
+}
+
+void put_author(std::ostream& o, const MatchProgram& p, const Term& t) {
+  auto node = [&](std::uint32_t r) {
+    return r < p.node_names.size() && !p.node_names[r].empty() ? p.node_names[r] : "n" + std::to_string(r);
+  };
+  auto operand = [&](const Term& a, bool tighter) {
+    int pa = precedence(a), pt = precedence(t);
+    bool paren = pa && (pa < pt || (tighter && pa == pt));
+    if (paren) o << '(';
+    put_author(o, p, a);
+    if (paren) o << ')';
+  };
+  switch (t.kind) {
+    case Term::Kind::Literal: o << format_attr_value(t.literal); break;
+    case Term::Kind::Attr: o << node(t.reg) << '.' << t.key; break;
+    case Term::Kind::OpType: o << node(t.reg) << ".op_type"; break;
+    case Term::Kind::Value:
+      if (t.of_node) o << node(t.reg) << (t.port ? ":" + std::to_string(t.port) : std::string());
+      else o << (t.reg < p.value_names.size() && !p.value_names[t.reg].empty() ? p.value_names[t.reg] : "v" + std::to_string(t.reg));
+      break;
+    case Term::Kind::Variadic: o << p.variadics[t.reg].name << "..."; break;
+    case Term::Kind::Func:
+      if (precedence(t) && t.args.size() == 2) {
+        operand(t.args[0], false);
+        o << ' ' << symbol(t) << ' ';
+        operand(t.args[1], true);
+        break;
+      }
+      if (precedence(t) && t.args.size() == 1) {
+        o << symbol(t);
+        operand(t.args[0], false);
+        break;
+      }
+      [[fallthrough]];
+    case Term::Kind::List:
+      if (t.kind == Term::Kind::Func) o << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
+      o << (t.kind == Term::Kind::Func ? '(' : '[');
+      for (std::size_t i = 0; i < t.args.size(); ++i) {
+        if (i) o << ", ";
+        put_author(o, p, t.args[i]);
+      }
+      o << (t.kind == Term::Kind::Func ? ')' : ']');
+      break;
+  }
+}
+
 }  // namespace
+
+std::string author_text(const MatchProgram& p, const Term& t) {
+  std::ostringstream o;
+  put_author(o, p, t);
+  return o.str();
+}
 
 std::string describe(const MatchProgram& p, const ExprCheck& c) {
   std::ostringstream o;
@@ -139,6 +247,7 @@ std::string disassemble(const MatchProgram& p) {
         const ConstCheck& c = p.consts[in.aux];
         o << "const      v" << in.a << " ~ ";
         if (c.has_tensor) o << "<tensor>";
+        else if (c.boolean) o << (c.value != 0 ? "true" : "false");
         else o << c.value;
         break;
       }

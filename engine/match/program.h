@@ -33,6 +33,9 @@ struct AttrCheck {
 enum class Fn : std::uint8_t {
   Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
   Uses, AsTensor, Default, Opset, SameShape, Inverse, At, Concat, Repeat, Add, Sub, Native,
+  // Operators (`a * b`, `-a`, `a / b`, `a % b`, `!a`, `a || b`, `a && b`, `a < b` inside
+  // an expression); `+` and binary `-` are Add and Sub.
+  Mul, Div, Mod, Neg, Not, Or, And, Compare,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.
@@ -55,6 +58,7 @@ struct Term {
   bool of_node = false;
   std::string key;
   Fn fn = Fn::Const;
+  Cmp cmp = Cmp::Eq;  ///< Fn::Compare
   std::shared_ptr<const NativeFunction> native;  ///< Fn::Native
   std::vector<Term> args;
   dsl::Pos pos;
@@ -68,6 +72,11 @@ struct ExprCheck {
   Term lhs;
   Cmp cmp = Cmp::Eq;
   Term rhs;
+  /// Where the author wrote it and the text as written (`where:` lines, computed rewrite
+  /// values), for explanations; unset for checks written inside the pattern, whose
+  /// instruction position already points there.
+  SourceLoc loc;
+  std::string text;
 };
 
 /// A scalar constant written in a pattern (`Add(x, 1.0)`): every element of the constant
@@ -75,6 +84,7 @@ struct ExprCheck {
 /// shape must match too and elements compare pairwise.
 struct ConstCheck {
   double value = 0;
+  bool boolean = false;  ///< `true` / `false`: a bool tensor whose every element is `value`
   bool has_tensor = false;
   Tensor tensor;
 };
@@ -254,6 +264,9 @@ struct RewriteProgram {
 std::string disassemble(const MatchProgram& p);
 /// A check in readable form: "n1(conv).group > 1", "rank(v2) == 4".
 std::string describe(const MatchProgram& p, const ExprCheck& c);
+/// A term in the pattern's own names, as an author would write it: "dim(w, 2)",
+/// "conv.group", "2 * dim(x, 1)".
+std::string author_text(const MatchProgram& p, const Term& t);
 
 /// A rule's executable form.
 struct CompiledRule {

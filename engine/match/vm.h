@@ -25,6 +25,10 @@ struct VmState {
   /// The largest pc at which a step failed in the last run: the furthest the search got,
   /// which is what a why-not explanation reports.
   std::uint32_t furthest_fail = 0;
+  /// When set (why-not explanations only), `furthest` is the embedding as the failing
+  /// step at furthest_fail saw it: with backtracking, `emb` later belongs to another path.
+  bool keep_furthest = false;
+  Embedding furthest;
   /// Instructions executed, summed over runs (the cost measure of the commutative figures).
   std::uint64_t steps = 0;
 };
@@ -39,6 +43,11 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
 std::int64_t vm_consumer(const Graph& g, const Instr& in, Embedding& e, std::uint32_t from,
                          std::vector<Use>& uses, ValueRef& uses_of);
 
+inline void note_fail(VmState& st, std::uint32_t pc) {
+  st.furthest_fail = pc;
+  if (st.keep_furthest) st.furthest = st.emb;
+}
+
 /// Runs `p` with node register 0 = `root`. Calls `on_match(const Embedding&)` for every
 /// embedding, in a deterministic order; the search continues while it returns true.
 /// Returns the number of embeddings reported. Patterns with commutative ops may report
@@ -51,6 +60,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
   st.emb.nodes[0] = root;
   st.choices.clear();
   st.furthest_fail = 0;
+  if (st.keep_furthest) st.furthest = st.emb;
   std::size_t found = 0;
   std::uint32_t pc = 0;
   for (;;) {
@@ -69,7 +79,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
         std::int64_t at = vm_consumer(g, in, st.emb, 0, st.uses, st.uses_of);
         ok = at >= 0;
         if (ok) st.choices.emplace_back(pc, static_cast<std::uint32_t>(at));
-        else if (pc > st.furthest_fail) st.furthest_fail = pc;
+        else if (pc > st.furthest_fail) note_fail(st, pc);
         break;
       }
       case Opcode::Accept:
@@ -79,7 +89,7 @@ std::size_t run_program(const MatchProgram& p, const Graph& g, NodeId root, VmSt
         break;
       default:
         ok = vm_step(p, g, in, st.emb);
-        if (!ok && pc > st.furthest_fail) st.furthest_fail = pc;
+        if (!ok && pc > st.furthest_fail) note_fail(st, pc);
         break;
     }
     if (ok) {

@@ -10,6 +10,7 @@
 #include "match/program.h"
 #include "match/vm.h"
 #include "rewrite/driver.h"
+#include "rewrite/explain_check.h"
 #include "rewrite/legality.h"
 
 namespace graphfuse {
@@ -85,19 +86,6 @@ std::string step_facts(const Graph& g, const MatchProgram& p, const Instr& in, c
   }
 }
 
-// Programs without choice points fail once, so the registers at the end are the ones
-// the failing step saw; with backtracking they belong to a later path.
-bool linear(const MatchProgram& p) {
-  for (const Instr& in : p.code) switch (in.op) {
-      case Opcode::CheckOp: case Opcode::CheckArity: case Opcode::LoadInput: case Opcode::Producer:
-      case Opcode::ValueIs: case Opcode::SameValue: case Opcode::CheckAttr: case Opcode::Accept:
-        break;
-      default:
-        return false;
-    }
-  return true;
-}
-
 std::string legality_detail(const Graph& g, const Rule& rule, const match::Embedding& e, RejectReason why,
                             const std::vector<char>& is_output) {
   const MatchProgram& p = rule.compiled->match;
@@ -162,6 +150,7 @@ Analysis analyse(const Graph& g, const Rule& rule, NodeId n) {
   for (ValueRef v : g.outputs()) is_output[v.node] = 1;
   Analysis a;
   match::VmState st;
+  st.keep_furthest = true;
   int first_reason = -1;
   match::Embedding first;
   bool legal = false;
@@ -196,10 +185,20 @@ Analysis analyse(const Graph& g, const Rule& rule, NodeId n) {
   }
   a.kind = Analysis::Kind::NoMatch;
   a.short_reason = "no match: pattern step " + std::to_string(st.furthest_fail) + " fails";
-  if (std::string where = pattern_line(rule, in.pos); !where.empty()) a.detail += "  " + where + "\n";
+  // A `where:` line or a computed rewrite value is quoted from where it was written; a
+  // pattern step from the pattern.
+  const match::ExprCheck* check = in.op == Opcode::CheckExpr ? &p.exprs[in.aux] : nullptr;
+  if (check && check->loc.known()) {
+    a.short_reason = "no match: " + std::string(check->mode == match::ExprCheck::Mode::Defined
+                                                    ? "a value the rewrite computes is unknown"
+                                                    : "a constraint does not hold");
+    a.detail += "  " + check->loc.file + ":" + std::to_string(check->loc.line) + ": `" + check->text + "`\n";
+  } else if (std::string where = pattern_line(rule, in.pos); !where.empty()) {
+    a.detail += "  " + where + "\n";
+  }
   a.detail += "  step " + step + "\n";
-  if (linear(p))
-    if (std::string facts = step_facts(g, p, in, st.emb); !facts.empty()) a.short_reason += ": " + facts;
+  std::string facts = check ? rewrite::check_facts(g, p, *check, st.furthest) : step_facts(g, p, in, st.furthest);
+  if (!facts.empty()) a.short_reason += ": " + facts;
   return a;
 }
 
@@ -218,11 +217,22 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
   const Rule* rule = rules.find(rule_name);
   if (!rule) throw Error("unknown rule '" + std::string(rule_name) + "'");
   auto found = g.find(node_id);
-  if (!found) throw Error("no node '" + std::string(node_id) + "' in " + (g.source_file.empty() ? "the graph" : g.source_file));
+  std::string by_value;  // the value name the user gave, when it is not a node id
+  if (!found) {
+    // ONNX names values and nodes apart: `--node` takes either.
+    g.for_each_node([&](NodeId n) {
+      for (std::uint32_t k = 0; !found && k < g.node(n).outputs.size(); ++k)
+        if (g.value_name(ValueRef{n, k}) == node_id) found = n;
+    });
+    if (found) by_value = std::string(node_id);
+  }
+  if (!found)
+    throw Error("no node or value '" + std::string(node_id) + "' in " + (g.source_file.empty() ? "the graph" : g.source_file));
   const NodeId node = *found;
   const auto rule_index = static_cast<std::uint32_t>(rule - rules.rules().data());
 
   std::string out = "rule " + rule->label() + ", node " + node_desc(g, node);
+  if (!by_value.empty()) out += ", which produces '" + by_value + "'";
   if (g.node(node).loc.known()) out += " at " + g.node(node).loc.str();
   out += "\n";
   Analysis before = analyse(g, *rule, node);
@@ -270,7 +280,7 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
     } else if (ev.outcome == Outcome::Applied && fired == 0 &&
                std::find(ev.emb->nodes.begin(), ev.emb->nodes.end(), node) != ev.emb->nodes.end()) {
       std::string how = ev.root == node ? "as the root of its match" : "inside the match rooted at '" + work.node(ev.root).id + "'";
-      out += round + "node '" + std::string(node_id) + "' is rewritten by " + rules[ev.rule].label() + " (" + how + ")\n";
+      out += round + "node '" + g.node(node).id + "' is rewritten by " + rules[ev.rule].label() + " (" + how + ")\n";
       if (taken_by.empty()) taken_by = rules[ev.rule].label() + " in round " + std::to_string(ev.round);
     }
   };

@@ -56,6 +56,9 @@ class RuleSetBuilder {
   void add_rule(const File& f, const YAML::Node& item);
   std::vector<rules::WhereItem> read_where(const File& f, const YAML::Node& where) const;
 
+  /// Errors of single rules, kept so that one broken rule does not hide the next; finish()
+  /// throws them together.
+  std::vector<Error> errors_;
   RuleSet set_;
   std::map<std::string, SourceLoc> names_;  // rule name -> where its name was written
   std::map<std::string, rules::OpSchemas> included_;  // canonical path -> its ops, loaded once

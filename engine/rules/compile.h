@@ -20,6 +20,8 @@ struct OpSchema {
   /// Attribute kinds ("int", "float", "string", "bool", "ints", "floats", "strings",
   /// "tensor", ...: attr_kind_name's words) by attribute name.
   std::map<std::string, std::string> attrs;
+  /// `attrs:` was written: an attribute it does not list is a typo (`graphfuse check` error).
+  bool attrs_declared = false;
   SourceLoc loc;  ///< where the op was declared
 };
 using OpSchemas = std::map<std::string, OpSchema, std::less<>>;
@@ -30,12 +32,14 @@ struct PatternName {
   std::uint32_t reg = 0;   ///< Leaf: value register; Node: node register; Variadic: list index
   std::uint32_t port = 0;  ///< Node: the output the name stands for (`a, b = Split(x)`)
   dsl::Pos pos;            ///< where the name was first written
+  std::vector<std::string> ops;  ///< Node: the ops it may match ("*": any)
 };
 
 /// One `where:` constraint with the origin of its text.
 struct WhereItem {
   dsl::Constraint constraint;
   dsl::TextOrigin origin;
+  std::string text;  ///< the constraint as written (for explanations)
 };
 
 /// A compiled pattern plus the facts the loader and the rewrite compiler need.
@@ -72,8 +76,13 @@ Tensor literal_to_tensor(const dsl::Literal& lit, const dsl::TextOrigin& origin)
 /// Compiles constraint and rewrite-value operands against pattern names.
 class TermCompiler {
  public:
-  TermCompiler(const std::map<std::string, PatternName>& names, const dsl::TextOrigin& origin)
-      : names_(names), o_(origin) {}
+  TermCompiler(const std::map<std::string, PatternName>& names, const dsl::TextOrigin& origin,
+               const OpSchemas* ops = nullptr)
+      : names_(names), o_(origin), ops_(ops) {}
+
+  /// Throws at `pos` when every op pattern node `n` may match declares its `attrs:` and
+  /// none of them lists `key` (a typo: `conv.strdes`), with a did-you-mean.
+  void check_attr_declared(const PatternName& n, const std::string& key, dsl::Pos pos) const;
 
   /// An operand as a Term; names must be arguments of functions.
   match::Term term(const dsl::Operand& op) const;
@@ -84,9 +93,12 @@ class TermCompiler {
   [[noreturn]] void fail(dsl::Pos p, const std::string& msg) const { throw o_.error(p, msg); }
   match::Term name_arg(const dsl::Operand& op) const;
   match::Term call(const dsl::FuncCall& f, dsl::Pos pos) const;
+  match::Term op(const dsl::FuncCall& f, dsl::Pos pos) const;  ///< `a + b`, `!a`, `a < b`, ...
+  void in_needs_list(const match::Term& rhs, dsl::Pos pos) const;
 
   const std::map<std::string, PatternName>& names_;
   const dsl::TextOrigin& o_;
+  const OpSchemas* ops_;
 };
 
 /// "==" -> Cmp::Eq, ..., "in" -> Cmp::In.

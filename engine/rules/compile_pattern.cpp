@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "rules/pattern_compiler.h"
+#include "rules/suggest.h"
 
 namespace graphfuse::rules {
 
@@ -109,12 +110,15 @@ Arg PatternCompiler::resolve_arg(const dsl::Expr& e, int child, bool last) {
     const auto& v = e.literal.value;
     if (auto* i = std::get_if<std::int64_t>(&v)) a.constant.value = static_cast<double>(*i);
     else if (auto* d = std::get_if<double>(&v)) a.constant.value = *d;
-    else if (std::holds_alternative<dsl::TensorLiteral>(v)) {
+    else if (auto* b = std::get_if<bool>(&v)) {
+      a.constant.value = *b ? 1 : 0;
+      a.constant.boolean = true;
+    } else if (std::holds_alternative<dsl::TensorLiteral>(v)) {
       a.constant.has_tensor = true;
       a.constant.tensor = std::get<Tensor>(literal_to_attr(e.literal, o_));
       if (!a.constant.tensor.has_data()) fail(e.pos, "a tensor constant in a pattern needs its data");
     } else {
-      fail(e.pos, "a constant in a pattern is a number (`Add(x, 1.0)`) or a tensor literal");
+      fail(e.pos, "a constant in a pattern is a number (`Add(x, 1.0)`), true or false (`And(x, false)`) or a tensor literal");
     }
     return a;
   }
@@ -346,6 +350,8 @@ void PatternCompiler::check_call_schema(const dsl::Call& c, int fixed, bool vari
         fail(pn->pos, op + " has " + std::to_string(s->outputs) + " outputs" + where + ", not " +
                           std::to_string(pn->names.size()));
       for (const dsl::AttrItem& it : c.attrs) {
+        if (it.kind == dsl::AttrItem::Kind::Spread) continue;
+        if (std::string e = undeclared_attribute(*s, op, it.key); !e.empty()) fail(it.pos, e);
         auto k = s->attrs.find(it.key);
         const auto* lit = std::get_if<dsl::Literal>(&it.value.value);
         if (k == s->attrs.end() || !lit || it.kind == dsl::AttrItem::Kind::Absent) continue;

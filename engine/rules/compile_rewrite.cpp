@@ -4,6 +4,7 @@
 #include <set>
 
 #include "rules/compile.h"
+#include "rules/suggest.h"
 
 namespace graphfuse::rules {
 
@@ -138,6 +139,9 @@ class RewriteCompiler {
         match::ExprCheck c;
         c.mode = match::ExprCheck::Mode::Defined;
         c.lhs = a.term;
+        c.loc = o_.map(a.term.pos);
+        c.text = o_.line_at(a.term.pos);
+        c.text.erase(0, c.text.find_first_not_of(" \t"));
         mp.exprs.push_back(std::move(c));
         mp.code.insert(mp.code.end() - 1, match::Instr{match::Opcode::CheckExpr, 0, 0, 0,
                                                        static_cast<std::uint32_t>(mp.exprs.size() - 1), a.term.pos});
@@ -297,6 +301,8 @@ class RewriteCompiler {
                          std::to_string(node.num_outputs));
     for (std::size_t i = 0; i < node.attrs.size(); ++i) {
       const RwAttr& a = node.attrs[i];
+      if (a.kind != RwAttr::Kind::Spread)
+        if (std::string e = undeclared_attribute(*s, call.ops[0], a.key); !e.empty()) fail(call.attrs[i].pos, e);
       auto k = s->attrs.find(a.key);
       if (a.kind != RwAttr::Kind::Literal || k == s->attrs.end()) continue;
       std::string kind(attr_kind_name(a.literal));
@@ -329,13 +335,14 @@ class RewriteCompiler {
       if (ref->attr == "op_type") {
         a.kind = RwAttr::Kind::OpTypeOf;
       } else {
+        TermCompiler(pat_.names, o_, ops_).check_attr_declared(pat_.names.at(ref->node), ref->attr, ref->pos);
         a.kind = RwAttr::Kind::Copy;
         a.src_key = ref->attr;
         out_.reads.emplace_back(a.node, ref->attr);
       }
     } else {
       a.kind = RwAttr::Kind::Computed;
-      a.term = TermCompiler(pat_.names, o_).term(it.value);
+      a.term = TermCompiler(pat_.names, o_, ops_).term(it.value);
     }
     return a;
   }

@@ -3,6 +3,7 @@
 
 #include "graphfuse/rules.h"
 #include "rules/compile.h"
+#include "rules/suggest.h"
 
 namespace graphfuse::rules {
 
@@ -94,7 +95,37 @@ Term TermCompiler::name_arg(const dsl::Operand& op) const {
   return t;
 }
 
+Term TermCompiler::op(const dsl::FuncCall& f, dsl::Pos pos) const {
+  Term t;
+  t.kind = Term::Kind::Func;
+  t.pos = pos;
+  const bool unary = f.args.size() == 1;
+  if (dsl::is_comparison(f.fn)) {
+    t.fn = Fn::Compare;
+    t.cmp = cmp_of(f.fn);
+  } else if (f.fn == "+") t.fn = Fn::Add;
+  else if (f.fn == "-") t.fn = unary ? Fn::Neg : Fn::Sub;
+  else if (f.fn == "*") t.fn = Fn::Mul;
+  else if (f.fn == "/") t.fn = Fn::Div;
+  else if (f.fn == "%") t.fn = Fn::Mod;
+  else if (f.fn == "!") t.fn = Fn::Not;
+  else if (f.fn == "||") t.fn = Fn::Or;
+  else t.fn = Fn::And;
+  for (const dsl::Operand& a : f.args) t.args.push_back(term(a));
+  if (t.fn == Fn::Compare && t.cmp == match::Cmp::In) in_needs_list(t.args[1], f.args[1].pos);
+  return t;
+}
+
+void TermCompiler::in_needs_list(const Term& rhs, dsl::Pos pos) const {
+  if (rhs.kind != Term::Kind::Literal) return;
+  const AttrValue& l = rhs.literal;
+  if (!std::holds_alternative<std::vector<std::int64_t>>(l) && !std::holds_alternative<std::vector<float>>(l) &&
+      !std::holds_alternative<std::vector<std::string>>(l) && !std::holds_alternative<std::vector<bool>>(l))
+    fail(pos, "`in` needs a list on its right side");
+}
+
 Term TermCompiler::call(const dsl::FuncCall& f, dsl::Pos pos) const {
+  if (dsl::is_operator(f.fn)) return op(f, pos);
   Term t;
   t.kind = Term::Kind::Func;
   t.pos = pos;
@@ -167,6 +198,7 @@ Term TermCompiler::term(const dsl::Operand& op) const {
     if (ref->attr == "op_type") {
       t.kind = Term::Kind::OpType;
     } else {
+      check_attr_declared(it->second, ref->attr, ref->pos);
       t.kind = Term::Kind::Attr;
       t.key = ref->attr;
     }
@@ -183,6 +215,19 @@ Term TermCompiler::term(const dsl::Operand& op) const {
                    ".attr`) or a function of it (`rank(" + n.name + ")`, `value(" + n.name + ")`)");
 }
 
+void TermCompiler::check_attr_declared(const PatternName& n, const std::string& key, dsl::Pos pos) const {
+  if (!ops_ || n.ops.empty()) return;
+  std::string first_error;
+  for (const std::string& op : n.ops) {
+    auto s = ops_->find(op);
+    if (s == ops_->end()) return;  // an op without a schema may have any attribute
+    std::string e = undeclared_attribute(s->second, op, key);
+    if (e.empty()) return;
+    if (first_error.empty()) first_error = e;
+  }
+  fail(pos, first_error);
+}
+
 match::ExprCheck TermCompiler::check(const dsl::Constraint& c) const {
   match::ExprCheck out;
   out.negated = c.negated;
@@ -196,12 +241,7 @@ match::ExprCheck TermCompiler::check(const dsl::Constraint& c) const {
   out.mode = match::ExprCheck::Mode::Compare;
   out.cmp = cmp_of(c.op);
   out.rhs = term(c.rhs);
-  if (out.cmp == match::Cmp::In && out.rhs.kind == Term::Kind::Literal) {
-    const AttrValue& l = out.rhs.literal;
-    if (!std::holds_alternative<std::vector<std::int64_t>>(l) && !std::holds_alternative<std::vector<float>>(l) &&
-        !std::holds_alternative<std::vector<std::string>>(l) && !std::holds_alternative<std::vector<bool>>(l))
-      fail(c.rhs.pos, "`in` needs a list on its right side");
-  }
+  if (out.cmp == match::Cmp::In) in_needs_list(out.rhs, c.rhs.pos);
   return out;
 }
 

@@ -109,7 +109,24 @@ Tensor literal_to_tensor(const dsl::Literal& lit, const dsl::TextOrigin& o) {
   if (auto* is = std::get_if<std::vector<std::int64_t>>(&v))
     return Tensor::from_ints({static_cast<std::int64_t>(is->size())}, *is);
   if (auto* fs = std::get_if<std::vector<float>>(&v)) return Tensor::from_floats({static_cast<std::int64_t>(fs->size())}, *fs);
-  throw o.error(lit.pos, "a constant input is a number, a list of numbers or a tensor literal");
+  // `true`, `false` and bool lists: bool tensors (one byte per element).
+  std::vector<bool> bools;
+  std::vector<std::int64_t> shape;
+  if (auto* b = std::get_if<bool>(&v)) {
+    bools = {*b};
+  } else if (auto* bs = std::get_if<std::vector<bool>>(&v)) {
+    bools = *bs;
+    shape = {static_cast<std::int64_t>(bs->size())};
+  } else {
+    throw o.error(lit.pos, "a constant input is a number, true or false, a list of them or a tensor literal");
+  }
+  Tensor t;
+  t.dtype = DType::Bool;
+  t.shape = std::move(shape);
+  std::string bytes;
+  for (bool b : bools) bytes += static_cast<char>(b ? 1 : 0);
+  t.data = std::make_shared<const std::string>(std::move(bytes));
+  return t;
 }
 
 }  // namespace graphfuse::rules

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "graphfuse/error_list.h"
 #include "rules/builder.h"
+#include "rules/suggest.h"
 
 namespace graphfuse {
 
@@ -72,7 +74,8 @@ void RuleSetBuilder::check_keys(const File& f, const YAML::Node& map, const std:
     std::string list;
     for (std::size_t i = 0; i < allowed.size(); ++i)
       list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
-    fail(f, it->first.Mark(), "unknown " + what + " '" + k + "'" + where + " (expected " + list + ")");
+    fail(f, it->first.Mark(), "unknown " + what + " '" + k + "'" + where + " (expected " + list + ")" +
+                                  rules::did_you_mean(k, allowed));
   }
 }
 
@@ -147,7 +150,13 @@ rules::OpSchemas RuleSetBuilder::load(const std::string& path, std::string text,
   }
   const YAML::Node list = root["rules"];
   if (!list.IsSequence() && !list.IsNull()) fail(f, list.Mark(), "`rules:` must be a list of rules");
-  for (std::size_t i = 0; i < list.size(); ++i) add_rule(f, list[i]);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    try {
+      add_rule(f, list[i]);
+    } catch (const Error& e) {
+      errors_.push_back(e);  // the rule is left out; the next one is still checked
+    }
+  }
   set_.files_.push_back(std::move(info));
   return f.ops;
 }
@@ -156,11 +165,20 @@ void RuleSetBuilder::add_file(const std::string& path, std::string text) {
   std::error_code ec;
   fs::path canon = fs::weakly_canonical(path, ec);
   std::string key = ec ? path : canon.string();
-  rules::OpSchemas ops = load(path, std::move(text), {key});
-  included_.emplace(key, std::move(ops));
+  try {
+    rules::OpSchemas ops = load(path, std::move(text), {key});
+    included_.emplace(key, std::move(ops));
+  } catch (const Error& e) {
+    // A file-level error (malformed YAML, a bad include) ends the load; the broken rules
+    // found before it are reported with it.
+    if (errors_.empty()) throw;
+    errors_.push_back(e);
+    throw ErrorList(std::move(errors_));
+  }
 }
 
 RuleSet RuleSetBuilder::finish() {
+  if (!errors_.empty()) throw ErrorList(std::move(errors_));
   std::stable_sort(set_.rules_.begin(), set_.rules_.end(),
                    [](const Rule& a, const Rule& b) { return a.priority > b.priority; });
   set_.freeze_();

@@ -7,7 +7,7 @@ namespace {
 
 bool same_schema(const rules::OpSchema& a, const rules::OpSchema& b) {
   return a.commutative == b.commutative && a.min_inputs == b.min_inputs && a.max_inputs == b.max_inputs &&
-         a.outputs == b.outputs && a.attrs == b.attrs;
+         a.outputs == b.outputs && a.attrs == b.attrs && a.attrs_declared == b.attrs_declared;
 }
 
 const std::vector<std::string>& kinds() {
@@ -69,6 +69,7 @@ void RuleSetBuilder::read_ops(File& f, const YAML::Node& ops) {
     if (const YAML::Node attrs = props["attrs"]) {
       if (!attrs.IsMap()) fail(f, attrs.Mark(), "'attrs' maps attribute names to kinds, e.g. `{strides: ints}`");
       check_unique_keys(f, attrs);
+      s.attrs_declared = true;
       for (auto a = attrs.begin(); a != attrs.end(); ++a) {
         std::string kind = scalar(f, a->second, "attrs");
         if (std::find(kinds().begin(), kinds().end(), kind) == kinds().end())

@@ -101,7 +101,7 @@ void PatternCompiler::node_checks(int n, std::uint32_t reg) {
           e.lhs.kind = match::Term::Kind::Attr;
           e.lhs.reg = reg;
           e.lhs.key = it.key;
-          e.rhs = TermCompiler(first_.names, o_).term(it.value);
+          e.rhs = TermCompiler(first_.names, o_, ops_).term(it.value);
           add_pending(std::move(e), it.pos);
           continue;
         }
@@ -129,7 +129,7 @@ void PatternCompiler::bind_node(int n) {
   p.internal_uses.push_back(0);
   node_bound_.push_back(1);
   for (std::uint32_t k = 0; k < pn.names.size(); ++k)
-    if (!pn.names[k].empty()) out_.names[pn.names[k]] = PatternName{PatternName::Kind::Node, reg, k, pn.pos};
+    if (!pn.names[k].empty()) out_.names[pn.names[k]] = PatternName{PatternName::Kind::Node, reg, k, pn.pos, pn.call->ops};
   node_checks(n, reg);
   flush();
 }
@@ -144,7 +144,7 @@ void PatternCompiler::process_arg(int n, std::size_t k, std::uint32_t v) {
       if (fresh) {
         p.leaf_regs.push_back(v);
         p.value_names[v] = a.leaf;
-        out_.names[a.leaf] = PatternName{PatternName::Kind::Leaf, v, 0, a.pos};
+        out_.names[a.leaf] = PatternName{PatternName::Kind::Leaf, v, 0, a.pos, {}};
       } else {
         emit_op(Opcode::SameValue, it->second, v, 0, 0, a.pos);
       }
@@ -199,7 +199,7 @@ void PatternCompiler::process_args(int n) {
         p.variadics.push_back(match::Variadic{nreg, static_cast<std::uint32_t>(k), a.leaf});
         if (!a.leaf.empty())
           out_.names[a.leaf] =
-              PatternName{PatternName::Kind::Variadic, static_cast<std::uint32_t>(p.variadics.size() - 1), 0, a.pos};
+              PatternName{PatternName::Kind::Variadic, static_cast<std::uint32_t>(p.variadics.size() - 1), 0, a.pos, {}};
         continue;
       }
       if (a.kind == Arg::Kind::Each) {
@@ -291,7 +291,7 @@ void PatternCompiler::emit_eaches() {
       ea.required.push_back(slot);  // a leaf never binds an absent optional input
       p.variadics.push_back(match::Variadic{ea.node, ea.start, name, index, slot});
       out_.names[name] = PatternName{PatternName::Kind::Variadic, static_cast<std::uint32_t>(p.variadics.size() - 1), 0,
-                                     a.each->args[slot].pos};
+                                     a.each->args[slot].pos, {}};
     }
     p.eaches.push_back(std::move(ea));
     emit_op(Opcode::CheckEach, 0, 0, 0, static_cast<std::uint32_t>(index), a.each->pos);
@@ -338,8 +338,12 @@ void PatternCompiler::emit(bool with_checks) {
   eaches_done_ = false;
   leaf_checks_ = false;
   if (with_checks)
-    for (const WhereItem& w : where_)
-      add_pending(TermCompiler(first_.names, w.origin).check(w.constraint), w.constraint.pos);
+    for (const WhereItem& w : where_) {
+      match::ExprCheck c = TermCompiler(first_.names, w.origin, ops_).check(w.constraint);
+      c.loc = w.origin.map(w.constraint.pos);
+      c.text = w.text;
+      add_pending(std::move(c), w.constraint.pos);
+    }
   match::MatchProgram& p = out_.program;
   bind_node(roots_[0]);
   // Breadth first from the root: each node's inputs are loaded together, and a newly

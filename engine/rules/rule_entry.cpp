@@ -21,7 +21,10 @@ bool valid_rule_name(const std::string& s) {
 std::vector<rules::WhereItem> RuleSetBuilder::read_where(const File& f, const YAML::Node& where) const {
   std::vector<rules::WhereItem> out;
   auto add = [&](const std::string& text, const dsl::TextOrigin& o) {
-    out.push_back(rules::WhereItem{dsl::parse_constraint(text, o), o});
+    std::string written = text;
+    written.erase(0, written.find_first_not_of(" \t"));
+    written.erase(written.find_last_not_of(" \t\r") + 1);
+    out.push_back(rules::WhereItem{dsl::parse_constraint(text, o), o, std::move(written)});
   };
   if (where.IsSequence()) {
     for (const YAML::Node& item : where) {

@@ -6,6 +6,7 @@
 
 #include "dsl/parser.h"
 #include "graphfuse/io.h"
+#include "rules/suggest.h"
 
 namespace graphfuse::testing {
 
@@ -14,6 +15,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kInlineFile = "<inline graph>";
+
+const std::vector<std::string> kCaseKeys = {
+    "name", "doc", "input", "expect", "expect_error", "expect_counts", "expect_applied", "expect_unchanged_ops",
+    "compare_weights", "rules", "max_rounds", "threads", "verify"};
 
 Error at(const RuleTestFile& f, const YAML::Mark& m, const std::string& msg) {
   SourceLoc loc{f.path, m.line + 1, m.column + 1};
@@ -66,14 +71,24 @@ int indent_of(const std::string& line) {
                                                                             : line.find_first_not_of(' '));
 }
 
+// `{Op: 3, Other: 0}` in the order written.
+std::vector<std::pair<std::string, std::int64_t>> counts_at(const RuleTestFile& f, const YAML::Node& v,
+                                                             const char* key) {
+  if (!v.IsMap()) throw at(f, v.Mark(), std::string("'") + key + "' maps names to counts, e.g. `{Conv: 0, FusedConv: 26}`");
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const auto& kv : v) out.emplace_back(string_at(f, kv.first, std::string("a name in '") + key + "'"),
+                                            int_at(f, kv.second, key, 0));
+  return out;
+}
+
+}  // namespace
+
 bool names_graph_file(const std::string& s) {
   if (s.find('\n') != std::string::npos || s.find('(') != std::string::npos) return false;
   for (const char* ext : {".graph", ".yaml", ".yml", ".json", ".onnx"})
     if (s.size() > std::string_view(ext).size() && s.ends_with(ext)) return true;
   return false;
 }
-
-}  // namespace
 
 namespace {
 std::optional<RuleTestFile> read_cases(const std::string& path);
@@ -128,24 +143,37 @@ std::optional<RuleTestFile> read_cases(const std::string& path) {
         if (!v.IsSequence()) throw at(f, v.Mark(), "'rules' must be a list of rule names");
         tc.only_rules.emplace();
         for (const auto& r : v) tc.only_rules->push_back(string_at(f, r, "a rule name"));
-      } else if (key == "max_rounds" || key == "threads" || key == "verify") {
+      } else if (key == "max_rounds" || key == "threads" || key == "verify" || key == "compare_weights" ||
+                 key == "expect_counts" || key == "expect_applied" || key == "expect_unchanged_ops") {
         // A badly typed option fails its own case only; the file's other cases still run.
         try {
           if (key == "max_rounds") tc.max_rounds = int_at(f, v, "max_rounds", 1);
           else if (key == "threads") tc.threads = int_at(f, v, "threads", 0);
-          else tc.verify = bool_at(f, v, "verify");
+          else if (key == "verify") tc.verify = bool_at(f, v, "verify");
+          else if (key == "compare_weights") tc.compare_weights = bool_at(f, v, "compare_weights");
+          else if (key == "expect_counts") tc.expect_counts = counts_at(f, v, "expect_counts");
+          else if (key == "expect_applied") tc.expect_applied = counts_at(f, v, "expect_applied");
+          else {
+            if (!v.IsSequence()) throw at(f, v.Mark(), "'expect_unchanged_ops' must be a list of op names");
+            for (const auto& op : v) tc.expect_unchanged_ops.push_back(string_at(f, op, "an op name"));
+          }
         } catch (const Error& e) {
           tc.malformed.push_back(e);
         }
       } else
         throw at(f, kv.first.Mark(), "unknown test case key '" + key +
-                                         "' (expected name, doc, input, expect, expect_error, rules, "
-                                         "max_rounds, threads, verify)");
+                                         "' (expected name, doc, input, expect, expect_error, expect_counts, "
+                                         "expect_applied, expect_unchanged_ops, compare_weights, rules, "
+                                         "max_rounds, threads, verify)" +
+                                         rules::did_you_mean(key, kCaseKeys));
     }
     if (tc.name.empty()) throw at(f, c.Mark(), "test case without a name");
     if (!tc.input.present) throw at(f, c.Mark(), "test case '" + tc.name + "' has no input");
-    if (tc.expect.present == tc.expect_error.present)
-      throw at(f, c.Mark(), "test case '" + tc.name + "' needs exactly one of expect and expect_error");
+    const bool counts = !tc.expect_counts.empty() || !tc.expect_applied.empty() || !tc.expect_unchanged_ops.empty();
+    if (tc.expect_error.present ? tc.expect.present || counts : !tc.expect.present && !counts)
+      throw at(f, c.Mark(), "test case '" + tc.name +
+                                "' needs expect (and/or expect_counts, expect_applied, expect_unchanged_ops) "
+                                "or expect_error alone");
     f.cases.push_back(std::move(tc));
   }
   return f;
@@ -155,23 +183,34 @@ std::optional<RuleTestFile> read_cases(const std::string& path) {
 Graph load_case_graph(const RuleTestFile& file, const ScalarAt& s) {
   if (names_graph_file(s.text))
     return load_graph((fs::path(file.path).parent_path() / s.text).lexically_normal().string());
+  if (is_block_scalar(file, s)) {
+    // A `|` block is parsed where it stands: blank lines above it and its indentation
+    // put back, so nodes (and errors) carry the test file's own line:column, which
+    // verify's messages and explanations then quote.
+    int content = std::min<int>(s.line + 1, static_cast<int>(file.lines->size()));
+    std::string pad(static_cast<std::size_t>(indent_of((*file.lines)[content - 1])), ' ');
+    std::string text(static_cast<std::size_t>(s.line), '\n');
+    std::size_t pos = 0;
+    while (pos < s.text.size()) {
+      std::size_t nl = s.text.find('\n', pos);
+      std::size_t end = nl == std::string::npos ? s.text.size() : nl;
+      if (end > pos) text += pad;
+      text.append(s.text, pos, end - pos);
+      text += '\n';
+      pos = end + 1;
+    }
+    return parse_graph_text(text, file.path);
+  }
   try {
     return parse_graph_text(s.text, kInlineFile);
   } catch (const Error& e) {
     if (e.loc().file != kInlineFile) throw;
-    // Map the position inside the scalar back into the test file.
     dsl::TextOrigin origin;
     origin.file = file.path;
     origin.file_lines = file.lines;
-    if (is_block_scalar(file, s)) {
-      origin.first_line = s.line + 1;
-      int content = std::min<int>(origin.first_line, static_cast<int>(file.lines->size()));
-      origin.first_column = origin.indent_column = indent_of((*file.lines)[content - 1]) + 1;
-    } else {
-      origin.first_line = s.line;
-      origin.first_column = s.column;
-      origin.indent_column = s.column;
-    }
+    origin.first_line = s.line;  // a one-line scalar: its own line and column
+    origin.first_column = s.column;
+    origin.indent_column = s.column;
     throw origin.error(dsl::Pos{e.loc().line, e.loc().column}, e.message());
   }
 }
@@ -193,6 +232,11 @@ std::string apply_expect_updates(const RuleTestFile& file, std::vector<ExpectUpd
         ++last;
       }
       while (last > first && lines[last - 1].find_first_not_of(' ') == std::string::npos) --last;
+    }
+    if (!u.path.empty()) {
+      lines[head] = lines[head].substr(0, u.expect.column - 1) + u.path;
+      lines.erase(lines.begin() + first, lines.begin() + last);
+      continue;
     }
     lines[head] = lines[head].substr(0, u.expect.column - 1) + "|";
     std::string pad(u.expect.key_column - 1 + 2, ' ');

@@ -32,6 +32,15 @@ struct RuleTestCase {
   std::optional<int> max_rounds;
   std::optional<int> threads;
   bool verify = false;
+  /// Model-sized expectations, instead of (or beside) a whole graph: how many nodes of
+  /// each op the result holds, how often each rule applied, and ops whose nodes must come
+  /// out exactly as they went in. In the order written.
+  std::vector<std::pair<std::string, std::int64_t>> expect_counts;
+  std::vector<std::pair<std::string, std::int64_t>> expect_applied;
+  std::vector<std::string> expect_unchanged_ops;
+  /// `compare_weights: false`: constants are compared by dtype and shape, not data (and
+  /// --update writes them shape-only), so a model's expectation stays small.
+  bool compare_weights = true;
   /// A value of the wrong kind (`max_rounds: many`), at its position: the case fails with
   /// this message while the file's other cases still run; `check` reports it too.
   std::vector<Error> malformed;
@@ -53,14 +62,20 @@ std::optional<RuleTestFile> read_rule_test_file(const std::string& path);
 /// line and column inside the test file.
 Graph load_case_graph(const RuleTestFile& file, const ScalarAt& s);
 
-/// One replacement of an `expect` value by new .graph text.
+/// True when `s` is one line naming a graph file (else it is inline `.graph` text).
+bool names_graph_file(const std::string& s);
+
+/// One replacement of an `expect` value by new .graph text, or (`path` set) by the name
+/// of a file holding it.
 struct ExpectUpdate {
   ScalarAt expect;
   std::string graph_text;
+  std::string path;
 };
 
 /// Returns the file's text with each `expect` value replaced by a block scalar holding
-/// the new graph text; every other byte stays as it was.
+/// the new graph text (or by the file name, for updates with a path); every other byte
+/// stays as it was.
 std::string apply_expect_updates(const RuleTestFile& file, std::vector<ExpectUpdate> updates);
 
 }  // namespace graphfuse::testing

@@ -357,3 +357,82 @@ TEST(Dsl, RandomInputNeverCrashes) {
     }
   });
 }
+
+namespace {
+// An operand as fully parenthesized text, to read precedence at a glance.
+std::string shape_of(const Operand& o) {
+  if (const auto* f = std::get_if<FuncCall>(&o.value)) {
+    if (is_operator(f->fn) && f->args.size() == 2) return "(" + shape_of(f->args[0]) + " " + f->fn + " " + shape_of(f->args[1]) + ")";
+    if (is_operator(f->fn)) return f->fn + shape_of(f->args[0]);
+    std::string s = f->fn + "(";
+    for (std::size_t i = 0; i < f->args.size(); ++i) s += (i ? ", " : "") + shape_of(f->args[i]);
+    return s + ")";
+  }
+  if (const auto* r = std::get_if<AttrRef>(&o.value)) return r->node + "." + r->attr;
+  if (const auto* n = std::get_if<NameRef>(&o.value)) return n->name;
+  if (const auto* l = std::get_if<Literal>(&o.value)) {
+    if (const auto* i = std::get_if<std::int64_t>(&l->value)) return std::to_string(*i);
+    if (const auto* b = std::get_if<bool>(&l->value)) return *b ? "true" : "false";
+  }
+  return "?";
+}
+std::string constraint_shape(std::string_view t) {
+  Constraint c = parse_constraint(t, origin(t, "rules.yaml"));
+  std::string s = (c.negated ? "not " : "") + shape_of(c.lhs);
+  if (!c.op.empty()) s += " " + c.op + " " + shape_of(c.rhs);
+  return s;
+}
+}  // namespace
+
+TEST(Dsl, Expressions) {
+  // Precedence: || && ! comparison + - * / % unary minus; left to right within a level.
+  EXPECT_EQ(constraint_shape("dim(c, 1) == 2 * dim(x, 1)"), "dim(c, 1) == (2 * dim(x, 1))");
+  EXPECT_EQ(constraint_shape("a.k - 1 - 2 * -b.k % 3 >= 0"), "((a.k - 1) - ((2 * -b.k) % 3)) >= 0");
+  EXPECT_EQ(constraint_shape("a.k - -1 == 0"), "(a.k - -1) == 0");  // -1 stays a literal
+  EXPECT_EQ(constraint_shape("!a.k == 1"), "not a.k == 1");
+  EXPECT_EQ(constraint_shape("!(a.k == 1 || b.k)"), "!((a.k == 1) || b.k)");
+  EXPECT_EQ(constraint_shape("const(x) || rank(x) == 4 && !const(y)"), "(const(x) || ((rank(x) == 4) && !const(y)))");
+  EXPECT_EQ(constraint_shape("(a.k + 1) * 2 in [2, 4]"), "((a.k + 1) * 2) in ?");
+  EXPECT_EQ(constraint_shape("!(rank(x) == 4)"), "not rank(x) == 4");
+  // Attribute values and function arguments take expressions too.
+  Program p = parse("F(x) {k = (a.k + 7) / 8, t = as_tensor(value(a) + value(b))}\n");
+  const auto& items = call_of(p.statements[0].values[0]).attrs;
+  EXPECT_EQ(shape_of(items[0].value), "((a.k + 7) / 8)");
+  EXPECT_EQ(shape_of(items[1].value), "as_tensor((value(a) + value(b)))");
+  // Errors say what is missing, where.
+  auto error = [](std::string_view t) {
+    try {
+      parse_constraint(t, origin(t, "rules.yaml"));
+    } catch (const Error& e) {
+      return std::to_string(e.loc().column) + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("dim(x, 1) + == 3"), "13: expected an operand after the operator");
+  EXPECT_EQ(error("(rank(x) == 4 || const(x)"), "26: expected ')' to close the parenthesis");
+  EXPECT_EQ(error("const(x) ||"), "12: expected an operand after the operator");
+  EXPECT_EQ(error("!"), "2: expected an operand after '!'");
+}
+
+TEST(Dsl, TypedGraphText) {
+  Program p = parse("input x: float32[1, 3, N, ?], y, s: int64[]\nc, d = Split(x): float32[1], bool\ne = F(x:1)\n");
+  const Statement& in = p.statements[0];
+  ASSERT_EQ(in.targets.size(), 3u);
+  ASSERT_EQ(in.types.size(), 3u);
+  EXPECT_TRUE(in.types[0].present);
+  EXPECT_EQ(in.types[0].dtype, "float32");
+  EXPECT_EQ(in.types[0].dims, (std::vector<std::int64_t>{1, 3, -1, -1}));
+  EXPECT_EQ(in.types[0].dim_params, (std::vector<std::string>{"", "", "N", ""}));
+  EXPECT_FALSE(in.types[1].present);
+  EXPECT_TRUE(in.types[2].has_shape);
+  EXPECT_TRUE(in.types[2].dims.empty());
+  const Statement& split = p.statements[1];
+  ASSERT_EQ(split.types.size(), 2u);
+  EXPECT_TRUE(split.types[0].has_shape);
+  EXPECT_FALSE(split.types[1].has_shape);
+  EXPECT_EQ(split.types[1].dtype, "bool");
+  EXPECT_EQ(call_of(p.statements[2].values[0]).args[0].port, 1);  // `x:1` still picks an output
+  EXPECT_EQ(error_of("input x: [1]"), "1:10: expected a type like float32[1, 3, 224, 224] after ':'");
+  EXPECT_EQ(error_of("input x: float32[1, 2"), "1:22: expected ']' to close the shape");
+  EXPECT_EQ(error_of("c = F(x): float32[1.5]"), "1:19: expected a dimension (a number, a name or ?)");
+}

@@ -164,6 +164,56 @@ TEST(Explain, Command) {
       << out;
   out = run("--rule bias_relu --node missing", code);
   EXPECT_EQ(code, 1);
-  EXPECT_NE(out.find("error: no node 'missing'"), std::string::npos) << out;
+  EXPECT_NE(out.find("error: no node or value 'missing'"), std::string::npos) << out;
   fs::remove_all(dir);
+}
+
+TEST(Explain, FailingWhereLineInTheAuthorsWords) {
+  RuleSet rules = load_rules_from_string(R"yaml(rules:
+  - name: conv_1x1
+    pattern: |
+      c = Conv(x, w)
+    where: |
+      const(w)
+      dim(w, 2) == 1
+      rank(x) == 4
+    rewrite: Conv1x1(x, w) {...c}
+)yaml",
+                                         "t.yaml");
+  Graph g = parse_graph_text(R"(input x: float32[1, 3, 8, 8]
+input u
+w3 = Const() {value = tensor(float32, [8, 3, 3, 3])}
+w1 = Const() {value = tensor(float32, [8, 3, 1, 1])}
+a = Conv(x, w3)
+b = Conv(x, x)
+c = Conv(u, w1)
+output a, b, c
+)",
+                             "g.graph");
+  // The line quoted is the `where:` line (t.yaml:7), in the names the author wrote (`w`),
+  // with the value the graph has.
+  std::string e = explain_candidate(g, rules, "conv_1x1", "a");
+  EXPECT_NE(e.find("input graph: no match: a constraint does not hold: `dim(w, 2)` is 3, want == 1\n"
+                   "  t.yaml:7: `dim(w, 2) == 1`\n"),
+            std::string::npos)
+      << e;
+  e = explain_candidate(g, rules, "conv_1x1", "b");
+  EXPECT_NE(e.find("a constraint does not hold: `const(w)` is false, want true\n  t.yaml:6: `const(w)`\n"), std::string::npos)
+      << e;
+  // Unknown is not false: an input without a known shape is said to be one.
+  e = explain_candidate(g, rules, "conv_1x1", "c");
+  EXPECT_NE(e.find("a constraint does not hold: `rank(x)` is unknown ('u' has no known shape), want == 4; an unknown "
+                   "fact fails the constraint, negated or not\n  t.yaml:8: `rank(x) == 4`\n"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Explain, NodeByValueName) {
+  // ONNX names nodes and values apart (`y = Relu(c) as r`): --node takes either.
+  RuleSet rules = load_rules_from_string("rules:\n  - {name: relu_tanh, pattern: \"Relu(x)\", rewrite: \"Tanh(x)\"}\n", "t.yaml");
+  Graph g = parse_graph_text("input x\ny = Relu(x) as r\noutput y\n", "g.graph");
+  std::string e = explain_candidate(g, rules, "relu_tanh", "y");
+  EXPECT_EQ(e.substr(0, e.find('\n')), "rule t.yaml:2 relu_tanh, node 'r' (Relu), which produces 'y' at g.graph:2:1");
+  EXPECT_EQ(last_line(e), "verdict: fires in round 1");
+  EXPECT_EQ(explain_candidate(g, rules, "relu_tanh", "r").substr(0, 40), e.substr(0, 40));
 }

@@ -434,3 +434,31 @@ TEST(IoText, EmptyAndOddNames) {
   Graph from_yaml = parse_graph_yaml(write_graph_yaml(g));
   EXPECT_EQ(diff(g, from_yaml), "");
 }
+
+TEST(IoText, ReadsValueTypes) {
+  Graph g = parse_graph_text(
+      "input x: float32[N, 3, 8, 8], u\nw = Const()\nc = Conv(x, w): float32[N, 4, ?, 8]\na, b = Split(c): float16[], int64\n"
+      "output a, b\n",
+      "t.graph");
+  const ValueType& x = g.node(*g.find("x")).outputs[0].type;
+  EXPECT_EQ(x.dtype, DType::Float32);
+  EXPECT_TRUE(x.shape_known);
+  EXPECT_EQ(x.shape, (std::vector<std::int64_t>{-1, 3, 8, 8}));
+  EXPECT_EQ(x.dim_params, (std::vector<std::string>{"N", "", "", ""}));
+  EXPECT_FALSE(g.node(*g.find("u")).outputs[0].type.shape_known);
+  const ValueType& c = g.node(*g.find("c")).outputs[0].type;
+  EXPECT_EQ(c.shape, (std::vector<std::int64_t>{-1, 4, -1, 8}));
+  const Node& split = g.node(*g.find("a"));
+  EXPECT_EQ(split.outputs[0].type.dtype, DType::Float16);
+  EXPECT_TRUE(split.outputs[0].type.shape_known);
+  EXPECT_TRUE(split.outputs[0].type.shape.empty());
+  EXPECT_EQ(split.outputs[1].type.dtype, DType::Int64);
+  EXPECT_FALSE(split.outputs[1].type.shape_known);
+  try {
+    parse_graph_text("input x: flaot32[1]\n", "t.graph");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "t.graph:1:10: error: unknown element type 'flaot32' (float32, float16, int64, bool, ...)");
+  }
+  EXPECT_THROW(parse_graph_text("input x\nc = F(x): float32, float32\n", "t.graph"), Error);  // two types, one output
+}

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "graphfuse/error_list.h"
 #include "graphfuse/rules.h"
 
 using namespace graphfuse;
@@ -99,4 +100,23 @@ TEST(LangCheck, CommandReportsEachFileWithCaret) {
   auto [prog, prog_status] = run(cli + " check --programs " + good);
   EXPECT_EQ(prog_status, 0);
   EXPECT_NE(prog.find("13  accept"), std::string::npos) << prog;
+}
+
+TEST(LangCheck, CheckReportsEveryError) {
+  std::string cli = GRAPHFUSE_CLI;
+  std::string bad = (kDir / "two_broken_rules.yaml").string();
+  auto [out, status] = run(cli + " check " + bad);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(out.find(bad + ":8:22: error: unknown name 'y' in rewrite"), std::string::npos) << out;
+  EXPECT_NE(out.find(bad + ":15:19: error: expected ')' to close the call to Exp"), std::string::npos) << out;
+  EXPECT_NE(out.find(bad + ": 2 errors"), std::string::npos) << out;
+  // The library throws one ErrorList: the first error, with both in all().
+  try {
+    load_rule_files({bad});
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    ASSERT_EQ(all_errors(e).size(), 2u);
+    EXPECT_EQ(all_errors(e)[0].loc().line, 8);
+    EXPECT_EQ(all_errors(e)[1].loc().line, 15);
+  }
 }

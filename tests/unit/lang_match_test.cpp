@@ -304,3 +304,29 @@ TEST(LangMatch, NativePredicatesAndFunctions) {
   EXPECT_EQ(count(compile("n = Op(x)", "lang_test_twice(n.k) == 4"), g, "n2"), 1u);
   EXPECT_EQ(count(compile("n = Op(x)", "lang_test_twice(n.k) == 4"), g, "n1"), 0u);
 }
+
+TEST(LangMatch, ExpressionsAndThreeValuedLogic) {
+  Graph g;
+  NodeId x = g.add_input("x", ValueType{DType::Float32, {1, 3, 8, 8}, true, {}});
+  NodeId w = constant(g, "w", std::vector<float>(27 * 6, 0.5f), {6, 3, 3, 3});
+  NodeId v = g.add_input("v");  // no known type
+  g.add_node("c1", op("Conv"), {{x, 0}, {w, 0}});
+  g.add_node("c2", op("Conv"), {{v, 0}, {w, 0}});
+  auto n = [&](const char* where, const char* root) { return count(compile("Conv(x, w)", where), g, root); };
+  EXPECT_EQ(n("dim(w, 0) == 2 * dim(x, 1)", "c1"), 1u);
+  EXPECT_EQ(n("dim(w, 0) / 4 == 1 && dim(w, 0) % 4 == 2 && -dim(x, 1) == -3", "c1"), 1u);
+  EXPECT_EQ(n("shape(x) * 2 == [2, 6, 16, 16] && shape(w) - shape(x) == [5, 0, -5, -5]", "c1"), 1u);
+  EXPECT_EQ(n("(dim(x, 2) + 1) * 2 == 18", "c1"), 1u);
+  // Unknown is not false: `true || unknown` holds, `false || unknown`, `!unknown` and
+  // `unknown && true` do not.
+  EXPECT_EQ(n("const(w) || rank(x) == 4", "c2"), 1u);
+  EXPECT_EQ(n("const(x) || rank(x) == 4", "c2"), 0u);
+  EXPECT_EQ(n("!(rank(x) == 4)", "c2"), 0u);
+  EXPECT_EQ(n("!(rank(x) == 4 || const(x))", "c2"), 0u);
+  EXPECT_EQ(n("rank(x) == 4 && const(w)", "c2"), 0u);
+  EXPECT_EQ(n("!(const(x) && rank(x) == 4)", "c2"), 1u);  // false && unknown is false
+  // Values that cannot be computed are unknown.
+  EXPECT_EQ(n("dim(x, 1) / 0 == 0", "c1"), 0u);
+  EXPECT_EQ(n("!(dim(x, 1) / 0 == 0)", "c1"), 0u);
+  EXPECT_EQ(n("shape(x) + [1, 2] == [2, 5]", "c1"), 0u);  // lengths differ
+}

@@ -131,3 +131,67 @@ TEST_F(RuleTestRunner, FilterRunsASubset) {
   EXPECT_EQ(c.skipped, 1u);
   EXPECT_NE(log.find("1 passed, 0 failed, 1 skipped"), std::string::npos) << log;
 }
+
+TEST_F(RuleTestRunner, TestingNothingFails) {
+  // A rule file without `tests:`, named on the command line: said, and a failure.
+  fs::path bare = dir_ / "bare.yaml";
+  std::ofstream(bare) << "rules:\n  - name: r\n    pattern: Relu(x)\n    rewrite: x\n";
+  std::ostringstream out;
+  RuleTestCounts c = run_rule_tests({bare.string()}, {}, out);
+  EXPECT_EQ(c.failed, 1u);
+  EXPECT_NE(out.str().find("FAIL " + bare.string() + ": holds no test case"), std::string::npos) << out.str();
+  // In a folder beside a file with cases, it is passed over.
+  std::ostringstream folder;
+  c = run_rule_tests({dir_.string()}, {}, folder);
+  EXPECT_EQ(c.passed, 1u);
+  EXPECT_EQ(c.failed, 1u) << folder.str();  // kRuleFile's own failing case, nothing more
+  // A folder with no case at all, and a filter no case name contains, fail too.
+  fs::remove(file_);
+  std::ostringstream empty;
+  EXPECT_EQ(run_rule_tests({dir_.string()}, {}, empty).failed, 1u);
+  EXPECT_NE(empty.str().find("FAIL no test case in"), std::string::npos) << empty.str();
+  std::ofstream(file_) << kRuleFile;
+  std::string log;
+  EXPECT_EQ(run(false, &log, "no such case").failed, 1u);
+  EXPECT_NE(log.find("FAIL no case name contains 'no such case'"), std::string::npos) << log;
+}
+
+TEST_F(RuleTestRunner, WarnsAboutARuleThatCanNeverMatch) {
+  // `Relu` written for a graph of `ReLU`s: its cases would pass `unchanged`, so only the
+  // warning tells. Elu is no input, but relu_to_elu fires and creates it: no warning there.
+  std::ofstream(file_) << R"(rules:
+  - name: relu_typo
+    pattern: Relu(x)
+    rewrite: Sigmoid(x)
+  - name: relu_to_elu
+    pattern: ReLU(x)
+    rewrite: Elu(x)
+  - name: elu_fast
+    pattern: Elu(x)
+    rewrite: FastElu(x)
+  - name: tanh_off
+    enabled: false
+    pattern: Tanh(x)
+    rewrite: FastTanh(x)
+tests:
+  - name: relu becomes a fast elu
+    input: |
+      input x
+      r = ReLU(x)
+      output r
+    expect: |
+      input x
+      r = FastElu(x)
+      output r
+)";
+  std::string log;
+  RuleTestCounts c = run(false, &log);
+  EXPECT_EQ(c.passed, 1u) << log;
+  EXPECT_NE(log.find("warning: rule 'relu_typo' (" + file_.string() +
+                     ":2:5) can never match these inputs: no input has an op Relu and no rule creates one; "
+                     "did you mean 'ReLU'?"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("warning: rule 'elu_fast'"), std::string::npos) << log;
+  EXPECT_EQ(log.find("warning: rule 'tanh_off'"), std::string::npos) << log;  // disabled: not warned
+}

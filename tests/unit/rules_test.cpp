@@ -96,7 +96,7 @@ TEST(RuleLoader, FileErrors) {
             "5:5: unknown key 'bogus' in rule (expected name, doc, pattern, rewrite, where, benefit, priority, enabled or "
             "on_external_use)");
   EXPECT_EQ(load_error("rules:\n  - name: a\n    pattern: \"Relu(x)\"\n"), "2:5: rule is missing 'rewrite'");
-  EXPECT_EQ(load_error("rulez: []\n"), "1:1: unknown top-level key 'rulez' (expected rules, include, ops, tests or load)");
+  EXPECT_EQ(load_error("rulez: []\n"), "1:1: unknown top-level key 'rulez' (expected rules, include, ops, tests or load); did you mean 'rules'?");
   EXPECT_EQ(load_error("rules:\n  - {name: a, pattern: \"Relu(x)\", rewrite: x, benefit: lots}\n"),
             "2:56: 'benefit' must be an integer");
   EXPECT_EQ(load_error("rules:\n  - {name: 'a b', pattern: \"Relu(x)\", rewrite: x}\n"),

@@ -208,7 +208,8 @@ std::string format_stats(const RewriteReport& report);
 /// The same as a JSON document (schema in docs/rewriter.md).
 std::string stats_json(const RewriteReport& report);
 
-/// Why rule `rule` does or does not rewrite the node with id `node` of `g`: the first
+/// Why rule `rule` does or does not rewrite the node with id `node` of `g` (or, when no node
+/// has that id, the node producing the value of that name: ONNX names them apart): the first
 /// pattern step or constraint that fails, the legality reason, the match it lost a
 /// conflict to, or the round in which it fires. Runs the driver on a copy of `g` with
 /// `opt` (only `threads`, `max_rounds`, `max_nodes` and `only_rules` matter). Throws

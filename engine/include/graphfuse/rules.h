@@ -122,7 +122,9 @@ class RuleSet {
 /// stands for every *.yaml file under it (recursively), sorted by path. Throws graphfuse::Error with
 /// file:line:col for malformed YAML, unknown or duplicate keys, bad values, pattern
 /// and rewrite syntax or compile errors, include cycles, unknown natives, uses of ops
-/// against their `ops:` schema, and rule names defined twice (naming both).
+/// against their `ops:` schema, and rule names defined twice (naming both). A broken rule
+/// does not stop the next one from being compiled: when several are broken, the error
+/// thrown is an ErrorList (graphfuse/error_list.h) holding each, in file order.
 RuleSet load_rule_files(const std::vector<std::string>& paths);
 
 /// The same from memory; `file` names the text in errors and in Rule::loc.
