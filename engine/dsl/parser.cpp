@@ -369,12 +369,22 @@ auto const program_r_def =
       Must{"the end of the line after the statement"}[+x3::eol | x3::eoi]) >>
     Must{"a statement"}[x3::eoi];
 
+// The same program, each statement handed to the sink in the context once its line ended.
+struct sink_tag;
+using Sink = std::function<void(Statement&)>;
+x3::rule<struct statement_line_id, Statement> const statement_line_r = "statement";
+auto const statement_line_r_def =
+    statement_r[take_statement] >> Must{"the end of the line after the statement"}[+x3::eol | x3::eoi];
+auto const stream_r = *x3::eol >>
+                      *statement_line_r[([](auto& c) { x3::get<sink_tag>(c).get()(_attr(c)); })] >>
+                      Must{"a statement"}[x3::eoi];
+
 auto const constraint_only_r_def =
     or_r[([](auto& c) { _val(c) = std::move(_attr(c)); })] >> Must{"the end of the constraint"}[x3::eoi];
 
 BOOST_SPIRIT_DEFINE(literal_r, tensor_r, name_expr_r, call_r, expr_r, operand_r, func_r,
                     attr_item_r, cmp_r, input_r, output_r, bind_r, exprs_r,
-                    statement_r, program_r, constraint_only_r, name_ref_r, operand_list_r,
+                    statement_r, program_r, statement_line_r, constraint_only_r, name_ref_r, operand_list_r,
                     or_r, and_r, not_r, cmpx_r, sum_r, product_r, unary_r, paren_r, type_r)
 
 /// Runs `rule` over the whole text with the given skipper, turning syntax errors into
@@ -410,6 +420,11 @@ Program parse_program(std::string_view text, const TextOrigin& origin) {
   Program p;
   run(program_r, text, origin, false, p);
   return p;
+}
+
+void parse_statements(std::string_view text, const TextOrigin& origin, const Sink& take) {
+  x3::unused_type none;
+  run(x3::with<sink_tag>(std::cref(take))[stream_r], text, origin, false, none);
 }
 
 Constraint parse_constraint(std::string_view text, const TextOrigin& origin) {

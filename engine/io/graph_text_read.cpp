@@ -17,45 +17,54 @@ using textio::PendingRef;
 
 class TextReader {
  public:
-  TextReader(std::string_view text, const std::string& file) {
-    origin_.file = file;
-    origin_.file_lines = split_lines(text);
-  }
+  explicit TextReader(const std::string& file) { origin_.file = file; }
 
   Graph read(std::string_view text) {
-    Program p = parse_program(text, origin_);
-    for (Statement& s : p.statements) {
-      // Each statement's tree is freed once read, so the builder's nodes reuse its memory
-      // instead of adding to the peak (a 10^6-node file's trees take about 1 GB).
-      Statement done = std::move(s);
-      s = Statement{};
-      switch (done.kind) {
-        case Statement::Kind::Input:
-          for (std::size_t k = 0; k < done.targets.size(); ++k)
-            input(done.targets[k], k < done.types.size() ? &done.types[k] : nullptr);
-          break;
-        case Statement::Kind::Output:
-          for (const Expr& v : done.values) builder_.add_graph_output(ref(v, "an output"));
-          break;
-        case Statement::Kind::Bind: bind(done); break;
-        case Statement::Kind::Expr:
-          throw origin_.error(done.pos, "a graph statement needs a name: write `id = Op(...)`");
-      }
-    }
-    p = Program{};
+    // Each statement goes to the builder as soon as its line is read and is dropped there,
+    // so the builder's nodes reuse its memory (a 10^6-node file's trees took about 1 GB).
+    parse_statements(text, origin_, [this](Statement& s) { statement(s); });
     return builder_.build(origin_.file);
   }
 
-  /// Adds the offending source line to errors that know only a position (the builder's).
-  Error with_line(const Error& e) const {
-    std::string line;
-    if (e.source_line().empty() && origin_.file_lines && e.loc().file == origin_.file &&
-        e.loc().line > 0 && static_cast<std::size_t>(e.loc().line) <= origin_.file_lines->size())
-      line = (*origin_.file_lines)[static_cast<std::size_t>(e.loc().line) - 1];
+  /// Adds the offending source line to errors that have none (the builder's, and the
+  /// reader's own: the file is not split into lines up front, a copy of the whole text).
+  Error with_line(const Error& e, std::string_view text) const {
+    if (!e.source_line().empty() || e.loc().file != origin_.file || e.loc().line <= 0) return e;
+    std::string line = line_of(text, static_cast<std::size_t>(e.loc().line));
     return line.empty() ? e : Error(e.loc(), e.message(), line);
   }
 
  private:
+  /// Line n (1-based) of text without its terminator; lines end as the grammar counts them
+  /// ("\r\n", "\n" or a lone "\r").
+  static std::string line_of(std::string_view text, std::size_t n) {
+    std::size_t start = 0, line = 1;
+    for (std::size_t i = 0; i < text.size() && line < n; ++i) {
+      if (text[i] != '\n' && text[i] != '\r') continue;
+      if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      start = i + 1;
+      ++line;
+    }
+    if (line < n) return {};
+    std::size_t end = text.find_first_of("\r\n", start);
+    return std::string(text.substr(start, end == std::string_view::npos ? text.npos : end - start));
+  }
+
+  void statement(const Statement& s) {
+    switch (s.kind) {
+      case Statement::Kind::Input:
+        for (std::size_t k = 0; k < s.targets.size(); ++k)
+          input(s.targets[k], k < s.types.size() ? &s.types[k] : nullptr);
+        break;
+      case Statement::Kind::Output:
+        for (const Expr& v : s.values) builder_.add_graph_output(ref(v, "an output"));
+        break;
+      case Statement::Kind::Bind: bind(s); break;
+      case Statement::Kind::Expr:
+        throw origin_.error(s.pos, "a graph statement needs a name: write `id = Op(...)`");
+    }
+  }
+
   [[noreturn]] void fail(Pos p, const std::string& msg) const { throw origin_.error(p, msg); }
 
   void plain_name(const Expr& e, const char* what) const {
@@ -212,11 +221,11 @@ class TextReader {
 }  // namespace
 
 Graph parse_graph_text(std::string_view text, const std::string& file) {
-  TextReader reader(text, file);
+  TextReader reader(file);
   try {
     return reader.read(text);
   } catch (const Error& e) {
-    throw reader.with_line(e);
+    throw reader.with_line(e, text);
   }
 }
 
