@@ -302,13 +302,14 @@ auto const push_dim = [](auto& c) {
 };
 auto const push_symbol = [](auto& c) {
   _val(c).dims.push_back(-1);
-  _val(c).dim_params.push_back(std::move(_attr(c)));
+  _val(c).dim_params.push_back(std::move(_attr(c).text));
 };
 auto const push_unknown = [](auto& c) {
   _val(c).dims.push_back(-1);
   _val(c).dim_params.emplace_back();
 };
-auto const dim_r = number[int_only][push_dim] | ident[push_symbol] | lit('?')[push_unknown];
+// A symbolic dimension is a name, quoted when it is no identifier (ONNX allows any text).
+auto const dim_r = number[int_only][push_dim] | name[push_symbol] | lit('?')[push_unknown];
 auto const type_r_def =
     mark >> ident[([](auto& c) {
       _val(c).present = true;

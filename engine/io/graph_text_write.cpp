@@ -62,6 +62,27 @@ std::string value_text(const AttrValue& v, const std::string& what) {
       [&](const Opaque& o) { return "opaque(" + str(o.kind) + ", " + str(textio::base64_encode(o.bytes)) + ")"; });
 }
 
+/// A value type as the reader reads it (`float32[N, 3, ?]`, `undefined` for none); the
+/// type of an output that has none is written only between typed ones.
+std::string type_text(const ValueType& t, const std::string& what) {
+  std::string_view dtype = dtype_name(t.dtype);
+  if (t.dtype != DType::Undefined && dtype == "undefined")
+    throw Error(what + ": element type number " + std::to_string(static_cast<std::int64_t>(t.dtype)) +
+                " has no name in .graph text (.json, .yaml, .gfb and .onnx keep it)");
+  std::string s(dtype);
+  if (!t.shape_known) return s;
+  s += "[";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) {
+    if (i) s += ", ";
+    if (i < t.dim_params.size() && !t.dim_params[i].empty()) s += name_text(t.dim_params[i]);
+    else if (t.shape[i] < 0) s += "?";
+    else s += std::to_string(t.shape[i]);
+  }
+  return s + "]";
+}
+
+bool has_type(const OutputInfo& o) { return !(o.type == ValueType{}); }
+
 /// Whether n is declared by the `input` line: such inputs are always referred to by id
 /// (the line cannot carry an output name).
 bool is_declared_input(const Graph& g, NodeId n) {
@@ -114,6 +135,12 @@ std::string node_statement(const Graph& g, NodeId n, const Declared& declared) {
     }
     out += "}";
   }
+  // Types up to the last typed output (the grammar has no "no type" but `undefined`).
+  std::size_t typed = nd.outputs.size();
+  while (typed > 0 && !has_type(nd.outputs[typed - 1])) --typed;
+  for (std::size_t k = 0; k < typed; ++k)
+    out += (k ? ", " : ": ") +
+           type_text(nd.outputs[k].type, "node '" + nd.id + "', output " + std::to_string(k) + " type");
   // The reader takes the first target as the id; say the id when that is not it.
   if (!written_name(nd, 0).empty() && nd.outputs[0].name != nd.id) out += " as " + name_text(nd.id);
   return out;
@@ -137,7 +164,12 @@ std::string write_graph_text(const Graph& g) {
   for (NodeId n : g.inputs()) {
     if (!is_declared_input(g, n) || declared[n]) continue;
     declared[n] = true;
-    input_names.push_back(name_text(g.node(n).id));
+    const Node& nd = g.node(n);
+    input_names.push_back(name_text(nd.id));
+    if (has_type(nd.outputs[0]))
+      input_names.back() += ": " + textio::at_node(g, nd, [&] {
+        return type_text(nd.outputs[0].type, "graph input '" + nd.id + "' type");
+      });
   }
   auto is_declared = [&](NodeId n) { return static_cast<bool>(declared[n]); };
   auto ref = [&](ValueRef v) { return value_ref_text(g, v, is_declared); };

@@ -129,12 +129,12 @@ class Exporter {
     if (t && vt.dtype == DType::Undefined && !vt.shape_known) vt = ValueType{t->dtype, t->shape, true, {}};
     // ONNX requires a type on every graph input, and libonnx's shape inference crashes on
     // some models without one, so such a file would break every later command: refuse it
-    // before anything is written. (.graph text carries no types.)
+    // before anything is written.
     if (vt.dtype == DType::Undefined && !g_.properties().has(std::string(kTypePrefix) + names_({n, 0})))
       throw Error(nd.loc, "graph input '" + nd.id +
-                              "' has no element type, which ONNX requires on every graph input (.graph "
-                              "text carries no types: give it one with `types:` in YAML or JSON, see "
-                              "docs/graph-formats.md)");
+                              "' has no element type, which ONNX requires on every graph input (give it "
+                              "one: `input x: float32[1, 3]` in .graph text, `types:` in YAML or JSON; "
+                              "see docs/graph-formats.md)");
     write_type(names_({n, 0}), vt, *gp_->add_input());
     written_inputs_.insert(n);
   }

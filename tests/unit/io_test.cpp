@@ -462,3 +462,45 @@ TEST(IoText, ReadsValueTypes) {
   }
   EXPECT_THROW(parse_graph_text("input x\nc = F(x): float32, float32\n", "t.graph"), Error);  // two types, one output
 }
+
+// Every type the reader takes comes back from the writer: typed and untyped inputs, a
+// scalar, `?`, symbolic and quoted symbolic dimensions, an untyped output between typed
+// ones (`undefined`), types next to attributes and `as id`.
+TEST(IoText, ValueTypesRoundTrip) {
+  const char* text =
+      "input x: float32[N, 3, `batch size`, ?], u, `input`: int64[]\n"
+      "w = Const() {value = tensor(float32, [1], [2.0])}: float32[1]\n"
+      "c = Conv(x, w) {group = 1}: float16[N, `?`, 0]\n"
+      "a, b, d = Split(c): undefined, bool, undefined[2, ?]\n"
+      "e, f = Split(u): uint8\n"
+      "y = Add(a, `input`): bfloat16[`N`] as `/add`\n"
+      "output y, b, d, e, f\n";
+  Graph g1 = parse_graph_text(text, "typed.graph");
+  EXPECT_EQ(g1.node(*g1.find("x")).outputs[0].type.dim_params, (std::vector<std::string>{"N", "", "batch size", ""}));
+  EXPECT_EQ(g1.node(*g1.find("c")).outputs[0].type.dim_params, (std::vector<std::string>{"N", "?", ""}));
+  std::string t1 = write_graph_text(g1);
+  Graph g2 = parse_graph_text(t1, "again.graph");
+  EXPECT_EQ(diff(g1, g2), "") << t1;
+  EXPECT_EQ(write_graph_text(g2), t1);
+  EXPECT_EQ(t1,
+            "input x: float32[N, 3, `batch size`, ?], u, `input`: int64[]\n"
+            "w = Const() {value = tensor(float32, [1], [2.0])}: float32[1]\n"
+            "c = Conv(x, w) {group = 1}: float16[N, `?`, 0]\n"
+            "a, b, d = Split(c): undefined, bool, undefined[2, ?]\n"
+            "e, f = Split(u): uint8\n"
+            "y = Add(a, `input`): bfloat16[N] as `/add`\n"
+            "output y, b, d, e, f\n");
+}
+
+// A graph from elsewhere (ONNX, JSON) may carry what the text cannot name: an element type
+// graphfuse knows only by number is refused with the node named, never dropped.
+TEST(IoText, WriterRefusesAnElementTypeWithoutAName) {
+  Graph g = parse_graph_text("input x\nr = Relu(x)\noutput r\n", "t.graph");
+  g.output_infos(*g.find("r"))[0].type.dtype = static_cast<DType>(14);
+  try {
+    write_graph_text(g);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "t.graph:2:1: error: node 'r', output 0 type: element type number 14 has no name in .graph text (.json, .yaml, .gfb and .onnx keep it)");
+  }
+}
