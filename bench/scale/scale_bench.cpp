@@ -159,6 +159,10 @@ const char* kUsage =
     "usage: scale_bench [--sizes 1e4,1e5,1e6,1e7] [--threads 1,2] [--formats gfb,json,yaml]\n"
     "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n"
     "                   [--shape cnn|wide]\n"
+    "       scale_bench --case rewrite --input G.gfb [--threads N] [--reps N] [--target NAME|FILE]\n"
+    "                   [--shapes yes]\n"
+    "  --case rewrite: one measurement (RESULT line); --target gates it with a target's cost model;\n"
+    "  --shapes yes gives every value a type first (the generator writes none)\n"
     "       scale_bench --fanout chains,weights,shapes [--sizes 1e5,1e6,1e7] [--formats graph,json,yaml]\n"
     "                   [--reps N] [--rules FILE]... [--dir DIR]\n"
     "  --fanout: fan-out graphs (issue 18) with tests/rules/fanout.yaml; the chains form also\n"
@@ -196,6 +200,8 @@ int main(int argc, char** argv) try {
     else if (k == "--reps") a.reps = plan.reps = std::stoi(v);
     else if (k == "--input") a.input = v;
     else if (k == "--output") a.output = v;
+    else if (k == "--target") a.target = v;
+    else if (k == "--shapes") a.shapes = v == "1" || v == "yes";
     else throw graphfuse::Error("unknown option " + k + "\n" + kUsage);
   }
   if (plan.rules.empty() && (!plan.fanout.empty() || !a.form.empty())) plan.rules.push_back(GRAPHFUSE_SOURCE_DIR "/tests/rules/fanout.yaml");

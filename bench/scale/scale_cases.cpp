@@ -11,10 +11,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "graphfuse/cost.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "graphfuse/target.h"
 #include "match/matcher.h"
 #include "proc_stats.h"
 #include "vf2_baseline.h"
@@ -75,10 +77,45 @@ Figures case_generate(const CaseArgs& a) {
   return {{"nodes", static_cast<double>(g.size())}, {"gen_ms", gen_ms}, {"save_ms", ms_since(t1)}};
 }
 
+void give_shapes(Graph& g) {
+  const OpType in_op = OpType::intern(ops::kInput), const_op = OpType::intern(ops::kConst);
+  auto weight_dim = [&](const Node& n, bool last) -> std::int64_t {
+    if (n.inputs.size() < 2 || !n.inputs[1].valid()) return -1;
+    const auto* s = g.node(n.inputs[1].node).attrs.get_if<std::vector<std::int64_t>>("shape");
+    if (!s || s->size() < 2) return -1;
+    return last ? s->back() : (*s)[s->size() - 2];
+  };
+  auto set = [&](NodeId n, std::int64_t c) {
+    ValueType& t = g.output_infos(n).at(0).type;
+    t.dtype = DType::Float32;
+    t.shape = {1, 14, 14, c};
+    t.shape_known = true;
+  };
+  for (NodeId n : g.topological_order()) {
+    const Node& node = g.node(n);
+    if (node.op == const_op || node.outputs.empty()) continue;
+    if (node.op == in_op) {
+      std::int64_t c = 8;  // the input channels: what a consumer's weight expects
+      for (const Use& u : g.uses(n))
+        if (std::int64_t w = weight_dim(g.node(u.node), false); w > 0) c = w;
+      set(n, c);
+      continue;
+    }
+    std::int64_t c = weight_dim(node, true);
+    if (c <= 0 && !node.inputs.empty() && node.inputs[0].valid()) {
+      const ValueType& in = g.node(node.inputs[0].node).outputs.at(node.inputs[0].port).type;
+      c = in.shape_known ? in.shape.back() : 8;
+    }
+    set(n, c);
+  }
+}
+
 Figures case_rewrite(const CaseArgs& a) {
   RuleSet rules = load_rule_files(a.rules);
   RewriteOptions opt;
   opt.threads = a.threads;
+  // With a target, every legal match is put to its cost model, as `apply --target` does.
+  if (!a.target.empty()) opt.gate = make_target_gate(std::make_shared<const CostModel>(load_target(a.target)), true, false);
   Figures f;
   Samples times;
   std::size_t rss0 = current_rss();
@@ -86,6 +123,7 @@ Figures case_rewrite(const CaseArgs& a) {
     // From a file when given (a 10^7-node graph loads in seconds but takes half a
     // minute to generate); the rewrite changes the graph, so each run gets a fresh one.
     Graph g = a.input.empty() ? generate(a) : load_graph(a.input);
+    if (a.shapes) give_shapes(g);
     if (rep == 0) f["graph_bytes"] = static_cast<double>(current_rss() - rss0);
     auto t0 = Clock::now();
     double c0 = cpu_ms();
@@ -97,8 +135,17 @@ Figures case_rewrite(const CaseArgs& a) {
       match += s.match_ms;
       apply += s.apply_ms;
     }
-    std::size_t rewrites = 0;
-    for (const RuleStats& s : r.rules) rewrites += s.applied;
+    std::size_t rewrites = 0, declined = 0;
+    double saving = 0;
+    for (const RuleStats& s : r.rules) {
+      rewrites += s.applied;
+      saving += s.saving;
+      for (const auto& d : s.declined) declined += d.second;
+    }
+    if (!a.target.empty()) {
+      f["gate_saving_ms"] = saving;
+      f["gate_declined"] = static_cast<double>(declined);
+    }
     f["nodes"] = static_cast<double>(r.nodes_before);
     f["nodes_after"] = static_cast<double>(r.nodes_after);
     f["rounds"] = r.rounds;

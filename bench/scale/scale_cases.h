@@ -23,6 +23,8 @@ struct CaseArgs {
   std::string input, output;       ///< graph files (format by extension)
   std::string form;                ///< a fan-out form (chains, weights, shapes); empty: the CNN-like graph
   std::string mlir;                ///< generate: also write the graph as an MLIR module here
+  std::string target;              ///< rewrite: a target profile (NAME or FILE) gating the rewrites
+  bool shapes = false;             ///< rewrite: give every value a float32 NHWC type first (give_shapes)
 };
 
 /// Named figures a case reports (milliseconds, counts, bytes).
@@ -31,6 +33,10 @@ using Figures = std::map<std::string, double>;
 /// Generates a graph and rewrites it, load and save excluded: rewrite, match and apply
 /// times, rounds, rewrites, and the peak memory of generating plus rewriting.
 Figures case_rewrite(const CaseArgs& a);
+/// Gives every value of a generated CNN-like graph a float32 type, [1, 14, 14, C] with C
+/// the channels its convolution or matmul weight gives (a constant keeps its `shape`), so
+/// that a cost model has every shape to estimate from; the generator writes none.
+void give_shapes(Graph& g);
 /// Generates a graph of a.nodes nodes and saves it to a.output.
 Figures case_generate(const CaseArgs& a);
 /// The whole `apply`: loads a.input, rewrites, saves a.output; each phase timed, plus

@@ -2,8 +2,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "graphfuse/error_list.h"
@@ -56,6 +58,20 @@ std::vector<std::string> rule_files_of(const std::string& path) {
   return {path};
 }
 
+// A target profile (a file with a top-level `target:` key) is checked as --target would
+// read it: "PATH: target NAME, N ops, ok" or its error with file:line:column.
+bool check_profile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || !is_target_profile_text(text.str())) return false;
+  TargetProfile t = load_target_from_string(text.str(), path);
+  std::cout << path << ": target " << t.name << ", " << t.ops.size() << (t.ops.size() == 1 ? " op" : " ops") << ", ok\n";
+  return true;
+}
+
 // Each file loads on its own (with its includes), so one broken file does not hide
 // the errors of the next.
 int run_check(const CheckOptions& o) {
@@ -64,6 +80,7 @@ int run_check(const CheckOptions& o) {
   if (!o.target.empty()) target = load_target(o.target);
   for (const std::string& path : o.files) {
     try {
+      if (check_profile(path)) continue;
       // A rule-test file's cases are read as `test` reads them, so what `test` would refuse
       // (`max_rounds: many`, a case without a name) is an error here too. Malformed YAML is
       // left to the rule loader, which reports it as it always has.

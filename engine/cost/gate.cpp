@@ -1,11 +1,12 @@
 // The target gate: a rewrite is applied only when the target has a kernel for every node
 // it creates and, with the cost model, when the estimate before minus after pays.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 
-#include "graphfuse/cost.h"
+#include "node_estimate.h"
 
 namespace graphfuse {
 
@@ -21,7 +22,7 @@ std::string ms_text(double us) {
 
 // Whether an input of a planned node is a constant: a graph constant, or a planned node
 // found constant.
-bool constant_input(const Graph& g, ValueRef v, const std::vector<char>& constant) {
+bool constant_input(const Graph& g, ValueRef v, std::span<const char> constant) {
   if (v.valid()) return is_constant_node(g, v);
   return v.port < constant.size() && constant[v.port];
 }
@@ -38,11 +39,18 @@ std::optional<std::int64_t> scalar_of(const Graph& g, const GateCandidate& c, Va
   return std::nullopt;
 }
 
-// A constant computed from constants (folded before any run). A concatenation (merged
-// weights) adds up its inputs along the axis (ONNX's attribute, TensorFlow's last input);
-// anything else is as large as the largest constant it reads, so that the nodes reading it
-// get a size.
-ValueType constant_result(const Graph& g, const GateCandidate& c, const PlannedNode& p, const std::vector<ValueType>& in) {
+void assign(ValueType& to, const TypeView& v) {
+  to.dtype = v.dtype;
+  to.shape.assign(v.shape.begin(), v.shape.end());
+  to.shape_known = v.shape_known;
+}
+
+// A constant computed from constants (folded before any run), written to `out`. A
+// concatenation (merged weights) adds up its inputs along the axis (ONNX's attribute,
+// TensorFlow's last input); anything else is as large as the largest constant it reads, so
+// that the nodes reading it get a size.
+void constant_result(const Graph& g, const GateCandidate& c, const PlannedNode& p, std::span<const TypeView> in,
+                     ValueType& out) {
   std::string_view op = p.op.name();
   std::optional<std::int64_t> axis;
   std::size_t parts = in.size();
@@ -52,38 +60,39 @@ ValueType constant_result(const Graph& g, const GateCandidate& c, const PlannedN
     axis = scalar_of(g, c, p.inputs.back());
     --parts;
   }
-  ValueType out;
+  out = ValueType{};
   for (std::size_t k = 0; k < parts; ++k) {
-    const ValueType& t = in[k];
+    const TypeView& t = in[k];
     if (!t.shape_known) continue;
-    if (!out.shape_known) out = t;
+    if (!out.shape_known) assign(out, t);
     else if (axis && t.shape.size() == out.shape.size()) {
       std::int64_t r = static_cast<std::int64_t>(t.shape.size());
       std::int64_t a = *axis < 0 ? *axis + r : *axis;
       if (a >= 0 && a < r) out.shape[static_cast<std::size_t>(a)] += t.shape[static_cast<std::size_t>(a)];
     } else if (!axis && t.shape.size() > out.shape.size()) {
-      out = t;
+      assign(out, t);
     }
   }
-  return out;
 }
 
 // The type of a new node that takes over no root. A convolution (a horizontal fusion's
 // merged one) is shaped like a matched convolution of the same input, with as many
-// channels as its weight gives; any other node is sized like the first non-constant value
-// it reads (layout and elementwise helpers keep the element count).
-ValueType new_node_type(const Graph& g, const GateCandidate& c, const PlannedNode& p, const std::vector<ValueType>& in,
-                        const std::vector<char>& constant) {
-  std::string_view op = p.op.name();
-  if (op.find("Conv") != std::string_view::npos && p.inputs.size() >= 2 && p.inputs[0].valid() && in[1].shape_known &&
-      !in[1].shape.empty()) {
-    bool nhwc = op.find('.') == std::string_view::npos && op != "Conv" && op != "ConvTranspose";
-    for (NodeId n : c.matched) {
-      if (n == kNoNode || g.node(n).op != p.op || g.node(n).inputs.empty() || g.node(n).inputs[0] != p.inputs[0]) continue;
-      ValueType t = value_type(g, ValueRef{n, 0});
-      if (!t.shape_known || t.shape.size() < 2) continue;
-      t.shape[nhwc ? t.shape.size() - 1 : 1] = nhwc ? in[1].shape.back() : in[1].shape.front();
-      return t;
+// channels as its weight gives (written to `owned`); any other node is sized like the first
+// non-constant value it reads (layout and elementwise helpers keep the element count).
+TypeView new_node_type(const Graph& g, const GateCandidate& c, const PlannedNode& p, std::span<const TypeView> in,
+                       std::span<const char> constant, ValueType& owned) {
+  if (p.inputs.size() >= 2 && p.inputs[0].valid() && in[1].shape_known && !in[1].shape.empty()) {
+    std::string_view op = p.op.name();
+    if (op.find("Conv") != std::string_view::npos) {
+      bool nhwc = op.find('.') == std::string_view::npos && op != "Conv" && op != "ConvTranspose";
+      for (NodeId n : c.matched) {
+        if (n == kNoNode || g.node(n).op != p.op || g.node(n).inputs.empty() || g.node(n).inputs[0] != p.inputs[0]) continue;
+        TypeView t = cost::type_view(g, ValueRef{n, 0});
+        if (!t.shape_known || t.shape.size() < 2) continue;
+        assign(owned, t);
+        owned.shape[nhwc ? owned.shape.size() - 1 : 1] = nhwc ? in[1].shape.back() : in[1].shape.front();
+        return owned;
+      }
     }
   }
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
@@ -91,93 +100,127 @@ ValueType new_node_type(const Graph& g, const GateCandidate& c, const PlannedNod
   return {};
 }
 
+// Buffers one decide() call needs, kept per thread so that a round's candidates reuse them
+// instead of allocating their own.
+struct Scratch {
+  std::vector<TypeView> out;          // per planned node: its output type
+  std::vector<ValueType> owned;       // per planned node: a type computed here (out views it)
+  std::vector<char> constant;         // per planned node: folded before any run
+  std::vector<TypeView> in;           // the planned nodes' input types, back to back
+  std::vector<std::size_t> in_at;     // where planned node i's start in `in`
+  std::vector<TypeView> query;        // one node's inputs as the model or the filter reads them
+  std::vector<NodeId> matched, removed;
+  bool typed = false;                 // out, in and in_at hold this call's types
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+// What the target says about an op: absent, or present with conditions (`support`) or
+// without. Decided once per op type and thread, not by name lookups per candidate.
+struct KernelFacts {
+  bool resolved = false;
+  bool has = true;
+  const OpSupport* support = nullptr;
+  std::size_t typed_inputs = 0;  // support->typed_inputs()
+};
+
 class TargetGate final : public RewriteGate {
  public:
   TargetGate(std::shared_ptr<const CostModel> m, bool use_cost, bool details)
-      : m_(std::move(m)), use_cost_(use_cost), details_(details) {}
+      : m_(std::move(m)), use_cost_(use_cost), details_(details), serial_(next_serial()) {}
 
   GateVerdict decide(const Graph& g, const GateCandidate& c) const override {
     const TargetProfile& t = m_->target();
     const std::size_t np = c.planned.size();
-    // Output types of the planned nodes: a node that takes over a root has the root's;
-    // another is estimated from its inputs (unknown here).
-    std::vector<ValueType> out(np);
-    std::vector<char> constant(np, 0);
+    Scratch& s = scratch();
+    // Which planned nodes are constants: new constants, and nodes that read only constants
+    // (folded before any run). An inline tensor is planned after the node that reads it;
+    // other planned nodes read only earlier ones, so one pass in order settles the rest.
+    s.constant.assign(np, 0);
     for (std::size_t i = 0; i < np; ++i)
-      if (c.planned[i].takes_over != kNoNode) out[i] = value_type(g, ValueRef{c.planned[i].takes_over, 0});
-    // New constants first (an inline tensor is planned after the node that reads it): they
-    // have their value's type. Other planned nodes read only earlier ones, so one pass in
-    // order settles the rest.
+      if (c.planned[i].takes_over == kNoNode && is_constant_op(c.planned[i].op)) s.constant[i] = 1;
     for (std::size_t i = 0; i < np; ++i) {
       const PlannedNode& p = c.planned[i];
-      if (p.takes_over != kNoNode || !is_constant_op(p.op)) continue;
-      constant[i] = 1;
-      if (const auto* v = p.attrs.get_if<Tensor>("value")) out[i] = ValueType{v->dtype, v->shape, true, {}};
-    }
-    std::vector<std::vector<ValueType>> in_types(np);
-    for (std::size_t i = 0; i < np; ++i) {
-      const PlannedNode& p = c.planned[i];
-      if (constant[i]) {
-        in_types[i].assign(p.inputs.size(), ValueType{});
-        continue;
-      }
+      if (s.constant[i]) continue;
       bool all_const = !p.inputs.empty();
-      in_types[i].reserve(p.inputs.size());
       for (ValueRef v : p.inputs) {
-        if (v.valid()) {
-          in_types[i].push_back(value_type(g, v));
-          all_const = all_const && is_constant_node(g, v);
-        } else if (v.port != kAbsentInput && v.port < np) {
-          in_types[i].push_back(out[v.port]);
-          all_const = all_const && constant[v.port];
-        } else {
-          in_types[i].push_back(ValueType{});
-        }
+        if (v.valid()) all_const = all_const && is_constant_node(g, v);
+        else if (v.port != kAbsentInput && v.port < np) all_const = all_const && s.constant[v.port];
       }
-      constant[i] = all_const;
-      if (p.takes_over != kNoNode) continue;
-      if (all_const) {
-        out[i] = constant_result(g, c, p, in_types[i]);
-        continue;
-      }
-      out[i] = new_node_type(g, c, p, in_types[i], constant);
+      s.constant[i] = all_const;
     }
-    // Kernel availability first: it needs no shapes.
-    double after = 0;
-    bool known = true;
+    s.typed = false;
+    // Kernel availability first: it needs no shapes, and the types only of the inputs of an
+    // op the target lists with conditions.
     for (std::size_t i = 0; i < np; ++i) {
       const PlannedNode& p = c.planned[i];
-      std::vector<const ValueType*> ins;
-      CostQuery q;
-      q.op = p.op.name();
-      q.attrs = &p.attrs;
-      for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-        bool absent = !p.inputs[k].valid() && p.inputs[k].port == kAbsentInput;
-        ins.push_back(absent ? nullptr : &in_types[i][k]);
-        if (!absent) q.const_inputs.push_back(constant_input(g, p.inputs[k], constant));
+      if (s.constant[i]) continue;
+      const KernelFacts& k = kernel_facts(p.op);
+      if (!k.has) {
+        std::string why = "no_kernel: " + std::string(p.op.name()) + " on " + t.name;
+        return GateVerdict{false, 0, why, why};
       }
-      // Trailing absent inputs are not passed.
-      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
-      if (!constant[i]) {
-        std::string why = t.lacks(q.op, p.attrs, ins);
-        if (!why.empty()) return GateVerdict{false, 0, why, why};
+      if (!k.support) continue;
+      // The filter sees absent inputs as absent (trailing ones are not passed), and the
+      // types of the inputs its conditions read; those of a planned node need all types.
+      const std::size_t typed = std::min(k.typed_inputs, p.inputs.size());
+      bool reads_planned = false;
+      for (std::size_t j = 0; j < typed; ++j)
+        reads_planned = reads_planned || (!p.inputs[j].valid() && p.inputs[j].port != kAbsentInput);
+      if (reads_planned) type_planned(g, c, s);
+      s.query.clear();
+      for (std::size_t j = 0; j < p.inputs.size(); ++j) {
+        ValueRef v = p.inputs[j];
+        if (!v.valid() && v.port == kAbsentInput) s.query.push_back(TypeView::absent());
+        else if (j >= typed) s.query.push_back(TypeView{});  // present; its type is not read
+        else if (reads_planned) s.query.push_back(s.in[s.in_at[i] + j]);
+        else s.query.push_back(cost::type_view(g, v));
       }
-      if (!use_cost_) continue;
-      for (const ValueType* in : ins)
-        if (in) q.inputs.push_back(in);
-      q.output = &out[i];
-      NodeCost nc = m_->estimate(q);
-      known = known && nc.known;
-      after += nc.us;
+      while (!s.query.empty() && !s.query.back().present) s.query.pop_back();
+      std::string why = t.lacks(*k.support, p.attrs, s.query);
+      if (!why.empty()) return GateVerdict{false, 0, why, why};
     }
     if (!use_cost_) return GateVerdict{true, 0, {}, "the target has kernels for it"};
 
+    // Without explain's sentence, a candidate with a node whose shapes are unknown needs no
+    // further estimates: it is applied without one whatever the others say.
+    const bool need_all = details_;
+    const GateVerdict unknown{true, 0, {}, {}};
+    bool known = true;
+    // The roots are always removed: one of them unknown settles it before the other
+    // removed nodes are looked for.
+    if (!need_all)
+      for (NodeId n : c.roots)
+        if (n != kNoNode && !cost::estimate_node(*m_, g, n).known) return unknown;
     // Before: the nodes the rewrite removes.
     double before = 0;
-    for (NodeId n : removed_nodes(g, c)) {
-      NodeCost nc = m_->estimate(g, n);
+    removed_nodes(g, c, s);
+    for (NodeId n : s.removed) {
+      NodeCost nc = cost::estimate_node(*m_, g, n);
+      if (!nc.known && !need_all) return unknown;
       known = known && nc.known;
       before += nc.us;
+    }
+    // After: the planned nodes, absent inputs left out.
+    type_planned(g, c, s);
+    double after = 0;
+    for (std::size_t i = 0; i < np; ++i) {
+      const PlannedNode& p = c.planned[i];
+      s.query.clear();
+      bool all_const = false;
+      for (std::size_t j = 0; j < p.inputs.size(); ++j) {
+        if (!p.inputs[j].valid() && p.inputs[j].port == kAbsentInput) continue;
+        s.query.push_back(s.in[s.in_at[i] + j]);
+        bool k_const = constant_input(g, p.inputs[j], s.constant);
+        all_const = (s.query.size() == 1 || all_const) && k_const;
+      }
+      NodeCost nc = cost::estimate_node(*m_, cost::op_facts(p.op), p.attrs, s.query, all_const, s.out[i]);
+      if (!nc.known && !need_all) return unknown;
+      known = known && nc.known;
+      after += nc.us;
     }
     const double saving = before - after;
     // The sentences are for explain only: formatting them for every candidate of a large
@@ -201,6 +244,79 @@ class TargetGate final : public RewriteGate {
   }
 
  private:
+  // The planned nodes' input and output types (into s.in, s.in_at, s.out), once per call.
+  // A node that takes over a root has the root's type; a new constant its value's; a node
+  // computed from constants is sized by constant_result, another by new_node_type.
+  static void type_planned(const Graph& g, const GateCandidate& c, Scratch& s) {
+    if (s.typed) return;
+    s.typed = true;
+    const std::size_t np = c.planned.size();
+    s.out.assign(np, TypeView{});
+    if (s.owned.size() < np) s.owned.resize(np);
+    for (std::size_t i = 0; i < np; ++i) {
+      const PlannedNode& p = c.planned[i];
+      if (p.takes_over != kNoNode) s.out[i] = cost::type_view(g, ValueRef{p.takes_over, 0});
+      else if (!is_constant_op(p.op)) continue;
+      else if (const auto* v = p.attrs.get_if<Tensor>("value")) {
+        s.out[i].dtype = v->dtype;
+        s.out[i].shape = v->shape;
+        s.out[i].shape_known = true;
+      }
+    }
+    s.in.clear();
+    s.in_at.assign(np + 1, 0);
+    for (std::size_t i = 0; i < np; ++i) {
+      const PlannedNode& p = c.planned[i];
+      s.in_at[i] = s.in.size();
+      if (p.takes_over == kNoNode && is_constant_op(p.op)) {
+        s.in.resize(s.in.size() + p.inputs.size());
+        continue;
+      }
+      for (ValueRef v : p.inputs) {
+        if (v.valid()) s.in.push_back(cost::type_view(g, v));
+        else if (v.port != kAbsentInput && v.port < np) s.in.push_back(s.out[v.port]);
+        else s.in.push_back(TypeView{});
+      }
+      if (p.takes_over != kNoNode) continue;
+      std::span<const TypeView> in(s.in.data() + s.in_at[i], p.inputs.size());
+      if (s.constant[i]) {
+        constant_result(g, c, p, in, s.owned[i]);
+        s.out[i] = s.owned[i];
+      } else {
+        s.out[i] = new_node_type(g, c, p, in, s.constant, s.owned[i]);
+      }
+    }
+    s.in_at[np] = s.in.size();
+  }
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
+
+  // The target's facts about `op`, cached per thread for this gate (its serial, not its
+  // address, tells gates apart: a later gate may reuse a freed one's address).
+  const KernelFacts& kernel_facts(OpType op) const {
+    thread_local std::uint64_t owner = 0;
+    thread_local std::vector<KernelFacts> facts;
+    if (owner != serial_) {
+      facts.clear();
+      owner = serial_;
+    }
+    const std::size_t i = op.index();
+    if (i >= facts.size()) facts.resize(i + 1);
+    KernelFacts& k = facts[i];
+    if (!k.resolved) {
+      const TargetProfile& t = m_->target();
+      std::string_view name = op.name();
+      k.has = t.has_op(name);
+      k.support = k.has ? t.find(name) : nullptr;
+      k.typed_inputs = k.support ? k.support->typed_inputs() : 0;
+      k.resolved = true;
+    }
+    return k;
+  }
+
   // Every use of n is by one of `nodes`.
   static bool uses_only(const Graph& g, NodeId n, const std::vector<NodeId>& nodes) {
     for (const Use& u : g.uses(n))
@@ -208,16 +324,18 @@ class TargetGate final : public RewriteGate {
     return true;
   }
 
-  // The nodes a rewrite removes: its roots, the matched interior nodes used only inside the
-  // match (one that keeps a use outside, on_external_use: duplicate, stays and saves
-  // nothing), and, transitively, producers left without users (the rest of a decomposed
-  // layer norm above the matched tail), which dead-code removal takes. A node the new nodes
-  // read, a graph output, an input or a constant is never removed.
-  static std::vector<NodeId> removed_nodes(const Graph& g, const GateCandidate& c) {
-    std::vector<NodeId> matched;
+  // The nodes a rewrite removes (into s.removed): its roots, the matched interior nodes
+  // used only inside the match (one that keeps a use outside, on_external_use: duplicate,
+  // stays and saves nothing), and, transitively, producers left without users (the rest of
+  // a decomposed layer norm above the matched tail), which dead-code removal takes. A node
+  // the new nodes read, a graph output, an input or a constant is never removed.
+  static void removed_nodes(const Graph& g, const GateCandidate& c, Scratch& s) {
+    std::vector<NodeId>& matched = s.matched;
+    std::vector<NodeId>& out = s.removed;
+    matched.clear();
+    out.clear();
     for (NodeId n : c.matched)
       if (n != kNoNode) matched.push_back(n);
-    std::vector<NodeId> out;
     for (NodeId n : matched) {
       bool root = std::find(c.roots.begin(), c.roots.end(), n) != c.roots.end();
       if (root || (!g.has_graph_output(n) && uses_only(g, n, matched))) out.push_back(n);
@@ -228,20 +346,20 @@ class TargetGate final : public RewriteGate {
           if (v.valid() && v.node == n) return true;
       return false;
     };
+    static const OpType k_input = OpType::intern("Input");
     for (std::size_t i = 0; i < out.size(); ++i)
       for (ValueRef v : g.node(out[i]).inputs) {
         if (!v.valid() || std::find(out.begin(), out.end(), v.node) != out.end()) continue;
-        static const OpType k_input = OpType::intern("Input");
         OpType op = g.node(v.node).op;
         if (op == k_input || is_constant_op(op) || g.has_graph_output(v.node) || read_by_new(v.node)) continue;
         if (uses_only(g, v.node, out)) out.push_back(v.node);
       }
-    return out;
   }
 
   std::shared_ptr<const CostModel> m_;
   bool use_cost_;
   bool details_;
+  std::uint64_t serial_;
 };
 
 }  // namespace

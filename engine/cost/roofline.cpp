@@ -3,26 +3,26 @@
 #include <algorithm>
 #include <cmath>
 
-#include "graphfuse/cost.h"
+#include "node_estimate.h"
 
 namespace graphfuse {
 
 namespace {
 
-double elements(const ValueType* t) {
-  if (!t || !t->shape_known) return -1;
+double elements(const TypeView& t) {
+  if (!t.present || !t.shape_known) return -1;
   double n = 1;
-  for (std::int64_t d : t->shape) {
+  for (std::int64_t d : t.shape) {
     if (d < 0) return -1;
     n *= static_cast<double>(d);
   }
   return n;
 }
 
-double bytes_of(const ValueType* t) {
+double bytes_of(const TypeView& t) {
   double n = elements(t);
   if (n < 0) return -1;
-  std::size_t sz = t->dtype == DType::Undefined ? 4 : dtype_size(t->dtype);
+  std::size_t sz = t.dtype == DType::Undefined ? 4 : dtype_size(t.dtype);
   return n * static_cast<double>(sz == 0 ? 4 : sz);
 }
 
@@ -31,33 +31,18 @@ std::string_view local_name(std::string_view op) {
   return dot == std::string_view::npos ? op : op.substr(dot + 1);
 }
 
-bool is_constant_op(std::string_view op) { return op == "Const" || op == "Constant"; }
+bool is_constant_name(std::string_view op) { return op == "Const" || op == "Constant"; }
 
 // Ops classified by name: the convolution and matrix-product families of ONNX, ONNX
 // Runtime's contrib ops and TensorFlow; every other op is placed on the memory roofline.
 CostClass classify(std::string_view op) {
-  if (op == "Input" || is_constant_op(op)) return CostClass::Free;
+  if (op == "Input" || is_constant_name(op)) return CostClass::Free;
   std::string_view local = local_name(op);
   if (local.find("Conv") != std::string_view::npos) return CostClass::Conv;
   if (local.find("MatMul") != std::string_view::npos || local == "Gemm" || local == "BatchMatMul" ||
       local == "BatchMatMulV2")
     return CostClass::MatMul;
   return CostClass::Eltwise;
-}
-
-// ONNX convolutions keep channels in dim 1; TensorFlow's follow data_format (NHWC default).
-bool onnx_layout(std::string_view op) {
-  return op == "Conv" || op == "ConvTranspose" || op == "com.microsoft.FusedConv" || op == "com.microsoft.NhwcConv" ||
-         op == "ConvInteger";
-}
-
-double out_channels(std::string_view op, const Attributes& attrs, const ValueType& out) {
-  const auto& s = out.shape;
-  if (s.size() < 2) return -1;
-  bool nhwc = !onnx_layout(op);
-  if (const auto* f = attrs.get_if<std::string>("data_format")) nhwc = f->rfind("NC", 0) != 0;
-  if (op == "com.microsoft.NhwcConv") nhwc = true;
-  return static_cast<double>(nhwc ? s.back() : s[1]);
 }
 
 // Transcendental and otherwise arithmetic-heavy elementwise ops: far below the bandwidth
@@ -70,16 +55,25 @@ bool is_math(std::string_view local) {
   return false;
 }
 
+// ONNX convolutions keep channels in dim 1; TensorFlow's follow data_format (NHWC default).
+double out_channels(const cost::OpFacts& f, const Attributes& attrs, const TypeView& out) {
+  const auto& s = out.shape;
+  if (s.size() < 2) return -1;
+  bool nhwc = !f.onnx_layout;
+  if (const auto* fmt = attrs.get_if<std::string>("data_format")) nhwc = fmt->rfind("NC", 0) != 0;
+  if (f.nhwc_only) nhwc = true;
+  return static_cast<double>(nhwc ? s.back() : s[1]);
+}
+
 // A convolution's kind from its weight (input 1): grouped (depthwise) when `group` > 1 or
 // the op says so, 1x1 when the weight's spatial extent is one.
-KernelKind conv_kind(std::string_view op, const Attributes& attrs, const ValueType* w) {
-  std::string_view local = local_name(op);
-  if (local.find("Depthwise") != std::string_view::npos) return KernelKind::DepthwiseConv;
+KernelKind conv_kind(const cost::OpFacts& f, const Attributes& attrs, const TypeView* w) {
+  if (f.depthwise) return KernelKind::DepthwiseConv;
   if (const auto* g = attrs.get_if<std::int64_t>("group"); g && *g > 1) return KernelKind::DepthwiseConv;
-  if (!w || !w->shape_known || w->shape.size() < 3) return KernelKind::Conv;
+  if (!w || !w->present || !w->shape_known || w->shape.size() < 3) return KernelKind::Conv;
   const auto& s = w->shape;
   // ONNX weights are [M, C/group, k...]; TensorFlow's [k..., C, M].
-  bool onnx = onnx_layout(op);
+  bool onnx = f.onnx_layout;
   double spatial = 1;
   for (std::size_t i = onnx ? 2 : 0; i < (onnx ? s.size() : s.size() - 2); ++i) spatial *= static_cast<double>(s[i]);
   return spatial == 1 ? KernelKind::Conv1x1 : KernelKind::Conv;
@@ -106,10 +100,54 @@ const char* kernel_kind_key(KernelKind k) {
 }
 
 ValueType value_type(const Graph& g, ValueRef v) {
+  TypeView t = cost::type_view(g, v);
+  ValueType out;
+  out.dtype = t.dtype;
+  out.shape.assign(t.shape.begin(), t.shape.end());
+  out.shape_known = t.shape_known;
+  return out;
+}
+
+namespace cost {
+
+OpFacts op_facts(std::string_view op) {
+  OpFacts f;
+  f.cls = classify(op);
+  std::string_view local = local_name(op);
+  if (f.cls == CostClass::MatMul) f.kind = KernelKind::MatMul;
+  else if (local == "Transpose") f.kind = KernelKind::Transpose;
+  else if (is_math(local)) f.kind = KernelKind::Math;
+  f.onnx_layout = op == "Conv" || op == "ConvTranspose" || op == "com.microsoft.FusedConv" ||
+                  op == "com.microsoft.NhwcConv" || op == "ConvInteger";
+  f.nhwc_only = op == "com.microsoft.NhwcConv";
+  f.depthwise = local.find("Depthwise") != std::string_view::npos;
+  return f;
+}
+
+const OpFacts& op_facts(OpType op) {
+  // Per thread: no lock after an op's first estimate on a thread.
+  thread_local std::vector<OpFacts> facts;
+  thread_local std::vector<char> known;
+  const std::size_t i = op.index();
+  if (i >= known.size()) {
+    facts.resize(i + 1);
+    known.resize(i + 1, 0);
+  }
+  if (!known[i]) {
+    facts[i] = op_facts(op.name());
+    known[i] = 1;
+  }
+  return facts[i];
+}
+
+TypeView type_view(const Graph& g, ValueRef v) {
   if (!v.valid() || !g.alive(v.node)) return {};
   const Node& n = g.node(v.node);
-  if (v.port < n.outputs.size() && n.outputs[v.port].type.shape_known) return n.outputs[v.port].type;
-  ValueType t = v.port < n.outputs.size() ? n.outputs[v.port].type : ValueType{};
+  TypeView t;
+  if (v.port < n.outputs.size()) {
+    t = TypeView(n.outputs[v.port].type);
+    if (t.shape_known) return t;
+  }
   if (is_constant_op(n.op)) {
     if (const auto* tensor = n.attrs.get_if<Tensor>("value")) {
       t.shape = tensor->shape;
@@ -123,15 +161,100 @@ ValueType value_type(const Graph& g, ValueRef v) {
   return t;
 }
 
-double CostModel::efficiency(KernelKind kind, double size) const {
-  const auto& curves = t_.machine.efficiency;
-  auto it = curves.find(kernel_kind_key(kind));
-  if (it == curves.end() || it->second.empty()) {
-    bool compute = kind == KernelKind::Conv1x1 || kind == KernelKind::DepthwiseConv;
-    it = curves.find(compute ? "conv" : kind == KernelKind::MatMul ? "matmul" : "eltwise");
+NodeCost estimate_node(const CostModel& m, const OpFacts& f, const Attributes& attrs, std::span<const TypeView> inputs,
+                       bool all_const, const TypeView& output) {
+  NodeCost c;
+  c.cls = f.cls;
+  if (c.cls == CostClass::Free) return c;
+  // All inputs constant: constant folding evaluates it once, before any run.
+  if (all_const) {
+    c.cls = CostClass::Free;
+    return c;
   }
-  if (it == curves.end() || it->second.empty() || size <= 0) return 1.0;
-  const auto& pts = it->second;
+  const double out_elems = elements(output);
+  // Bytes: every input read once, the output written once.
+  double bytes = 0;
+  for (const TypeView& in : inputs) {
+    double b = bytes_of(in);
+    if (in.present && b < 0) c.known = false;
+    bytes += std::max(b, 0.0);
+  }
+  double out_bytes = bytes_of(output);
+  if (out_bytes < 0) {
+    c.known = false;
+    // An unknown output: as large as the largest input (elementwise ops).
+    for (const TypeView& in : inputs) out_bytes = std::max(out_bytes, bytes_of(in));
+  }
+  bytes += std::max(out_bytes, 0.0);
+  c.bytes = bytes;
+
+  double flops = std::max(out_elems, 0.0);  // one operation per output element
+  if (c.cls == CostClass::Conv && inputs.size() >= 2) {
+    double w = elements(inputs[1]);
+    double oc = output.shape_known ? out_channels(f, attrs, output) : -1;
+    if (w > 0 && oc > 0 && out_elems > 0) flops = 2.0 * out_elems * w / oc;
+    else c.known = false;
+  } else if (c.cls == CostClass::MatMul && !inputs.empty() && inputs[0].present && inputs[0].shape_known &&
+             !inputs[0].shape.empty() && out_elems > 0) {
+    const auto& a = inputs[0].shape;
+    bool trans = false;
+    for (const char* k : {"transA", "transpose_a", "adj_x"}) {
+      if (const auto* v = attrs.get_if<std::int64_t>(k)) trans = trans || *v != 0;
+      if (const auto* v = attrs.get_if<bool>(k)) trans = trans || *v;
+    }
+    double k = static_cast<double>(trans && a.size() >= 2 ? a[a.size() - 2] : a.back());
+    flops = 2.0 * out_elems * k;
+  } else if (c.cls != CostClass::Eltwise) {
+    c.known = false;
+  }
+  c.flops = flops;
+  if (c.cls == CostClass::Conv) c.kind = conv_kind(f, attrs, inputs.size() >= 2 ? &inputs[1] : nullptr);
+  else c.kind = f.kind;
+
+  const TargetProfile& t = m.target();
+  DType dt = output.dtype != DType::Undefined ? output.dtype : DType::Float32;
+  auto peak_it = t.machine.peak_gflops.find(dt);
+  double peak = peak_it != t.machine.peak_gflops.end() ? peak_it->second : t.machine.peak_gflops.at(DType::Float32);
+  // A compute kernel's memory traffic follows the plain elementwise curve; an elementwise
+  // kernel's follows its kind's (a Transpose or a Sigmoid moves bytes more slowly).
+  double compute_us = c.cls == CostClass::Eltwise ? 0.0 : flops / (peak * 1e3 * m.efficiency(c.kind, flops));
+  KernelKind mem_kind = c.cls == CostClass::Eltwise ? c.kind : KernelKind::Eltwise;
+  double memory_us = bytes / (t.machine.bandwidth_gbs * 1e3 * m.efficiency(mem_kind, bytes));
+  c.us = std::max(compute_us, memory_us) + t.machine.kernel_overhead_us;
+  return c;
+}
+
+NodeCost estimate_node(const CostModel& m, const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  thread_local std::vector<TypeView> in;
+  in.clear();
+  bool all_const = !node.inputs.empty();
+  for (ValueRef v : node.inputs) {
+    in.push_back(v.valid() ? type_view(g, v) : TypeView::absent());
+    all_const = all_const && v.valid() && is_constant_op(g.node(v.node).op);
+  }
+  return estimate_node(m, op_facts(node.op), node.attrs, in, all_const, type_view(g, ValueRef{n, 0}));
+}
+
+}  // namespace cost
+
+CostModel::CostModel(TargetProfile target) : t_(std::move(target)) {
+  const auto& curves = t_.machine.efficiency;
+  for (std::size_t k = 0; k < curves_.size(); ++k) {
+    auto kind = static_cast<KernelKind>(k);
+    auto it = curves.find(kernel_kind_key(kind));
+    if (it == curves.end() || it->second.empty()) {
+      bool compute = kind == KernelKind::Conv1x1 || kind == KernelKind::DepthwiseConv;
+      it = curves.find(compute ? "conv" : kind == KernelKind::MatMul ? "matmul" : "eltwise");
+    }
+    curves_[k] = it == curves.end() || it->second.empty() ? nullptr : &it->second;
+  }
+}
+
+double CostModel::efficiency(KernelKind kind, double size) const {
+  const std::vector<EfficiencyPoint>* curve = curves_[static_cast<std::size_t>(kind)];
+  if (!curve || size <= 0) return 1.0;
+  const auto& pts = *curve;
   if (size <= pts.front().size) return pts.front().fraction;
   if (size >= pts.back().size) return pts.back().fraction;
   for (std::size_t i = 1; i < pts.size(); ++i) {
@@ -144,87 +267,17 @@ double CostModel::efficiency(KernelKind kind, double size) const {
 }
 
 NodeCost CostModel::estimate(const CostQuery& q) const {
-  NodeCost c;
-  c.cls = classify(q.op);
-  if (c.cls == CostClass::Free) return c;
-  // All inputs constant: constant folding evaluates it once, before any run.
-  if (!q.const_inputs.empty() && std::all_of(q.const_inputs.begin(), q.const_inputs.end(), [](bool b) { return b; })) {
-    c.cls = CostClass::Free;
-    return c;
-  }
   static const Attributes kNone;
-  const Attributes& attrs = q.attrs ? *q.attrs : kNone;
-  const double out_elems = elements(q.output);
-  // Bytes: every input read once, the output written once.
-  double bytes = 0;
-  for (const ValueType* in : q.inputs) {
-    double b = bytes_of(in);
-    if (in && b < 0) c.known = false;
-    bytes += std::max(b, 0.0);
-  }
-  double out_bytes = bytes_of(q.output);
-  if (out_bytes < 0) {
-    c.known = false;
-    // An unknown output: as large as the largest input (elementwise ops).
-    for (const ValueType* in : q.inputs) out_bytes = std::max(out_bytes, bytes_of(in));
-  }
-  bytes += std::max(out_bytes, 0.0);
-  c.bytes = bytes;
-
-  double flops = std::max(out_elems, 0.0);  // one operation per output element
-  if (c.cls == CostClass::Conv && q.inputs.size() >= 2 && q.output) {
-    double w = elements(q.inputs[1]);
-    double oc = q.output->shape_known ? out_channels(q.op, attrs, *q.output) : -1;
-    if (w > 0 && oc > 0 && out_elems > 0) flops = 2.0 * out_elems * w / oc;
-    else c.known = false;
-  } else if (c.cls == CostClass::MatMul && !q.inputs.empty() && q.inputs[0] && q.inputs[0]->shape_known &&
-             !q.inputs[0]->shape.empty() && out_elems > 0) {
-    const auto& a = q.inputs[0]->shape;
-    bool trans = false;
-    for (const char* k : {"transA", "transpose_a", "adj_x"}) {
-      if (const auto* v = attrs.get_if<std::int64_t>(k)) trans = trans || *v != 0;
-      if (const auto* v = attrs.get_if<bool>(k)) trans = trans || *v;
-    }
-    double k = static_cast<double>(trans && a.size() >= 2 ? a[a.size() - 2] : a.back());
-    flops = 2.0 * out_elems * k;
-  } else if (c.cls != CostClass::Eltwise) {
-    c.known = false;
-  }
-  c.flops = flops;
-  std::string_view local = local_name(q.op);
-  if (c.cls == CostClass::Conv) c.kind = conv_kind(q.op, attrs, q.inputs.size() >= 2 ? q.inputs[1] : nullptr);
-  else if (c.cls == CostClass::MatMul) c.kind = KernelKind::MatMul;
-  else if (local == "Transpose") c.kind = KernelKind::Transpose;
-  else if (is_math(local)) c.kind = KernelKind::Math;
-
-  DType dt = q.output && q.output->dtype != DType::Undefined ? q.output->dtype : DType::Float32;
-  auto peak_it = t_.machine.peak_gflops.find(dt);
-  double peak = peak_it != t_.machine.peak_gflops.end() ? peak_it->second : t_.machine.peak_gflops.at(DType::Float32);
-  // A compute kernel's memory traffic follows the plain elementwise curve; an elementwise
-  // kernel's follows its kind's (a Transpose or a Sigmoid moves bytes more slowly).
-  double compute_us = c.cls == CostClass::Eltwise ? 0.0 : flops / (peak * 1e3 * efficiency(c.kind, flops));
-  KernelKind mem_kind = c.cls == CostClass::Eltwise ? c.kind : KernelKind::Eltwise;
-  double memory_us = bytes / (t_.machine.bandwidth_gbs * 1e3 * efficiency(mem_kind, bytes));
-  c.us = std::max(compute_us, memory_us) + t_.machine.kernel_overhead_us;
-  return c;
+  std::vector<TypeView> in;
+  in.reserve(q.inputs.size());
+  for (const ValueType* t : q.inputs) in.push_back(t ? TypeView(*t) : TypeView::absent());
+  bool all_const = !q.const_inputs.empty() &&
+                   std::all_of(q.const_inputs.begin(), q.const_inputs.end(), [](bool b) { return b; });
+  TypeView out = q.output ? TypeView(*q.output) : TypeView::absent();
+  return cost::estimate_node(*this, cost::op_facts(q.op), q.attrs ? *q.attrs : kNone, in, all_const, out);
 }
 
-NodeCost CostModel::estimate(const Graph& g, NodeId n) const {
-  const Node& node = g.node(n);
-  CostQuery q;
-  q.op = node.op.name();
-  q.attrs = &node.attrs;
-  std::vector<ValueType> types;
-  types.reserve(node.inputs.size() + 1);
-  for (ValueRef v : node.inputs) {
-    types.push_back(value_type(g, v));
-    q.const_inputs.push_back(v.valid() && is_constant_op(g.node(v.node).op));
-  }
-  types.push_back(value_type(g, ValueRef{n, 0}));
-  for (std::size_t i = 0; i < node.inputs.size(); ++i) q.inputs.push_back(node.inputs[i].valid() ? &types[i] : nullptr);
-  q.output = &types.back();
-  return estimate(q);
-}
+NodeCost CostModel::estimate(const Graph& g, NodeId n) const { return cost::estimate_node(*this, g, n); }
 
 double CostModel::graph_us(const Graph& g) const {
   double total = 0;

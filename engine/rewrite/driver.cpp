@@ -403,17 +403,20 @@ RewriteReport Driver::stop_at_max_rounds(const std::vector<match::Found>& next) 
 void Driver::gate_round(const match::MatchResults& mr, std::vector<Key>& keys, int round) {
   verdicts_.assign(mr.found.size(), GateVerdict{});
   auto decide = [&](std::size_t begin, std::size_t end) {
+    // One set of buffers per chunk, reused by its matches.
     match::Embedding e;
+    std::vector<NodeId> root_nodes, matched;
+    std::vector<PlannedNode> planned;
     for (std::size_t i = begin; i < end; ++i) {
       const match::Found& f = mr.found[keys[i].idx];
       mr.load(f, e);
       const Rule& rule = rules_[f.rule];
       const auto& roots = rule.compiled->match.roots;
-      std::vector<NodeId> root_nodes;
+      root_nodes.clear();
       for (std::uint32_t r : roots) root_nodes.push_back(e.nodes[r]);
-      std::vector<PlannedNode> planned = plan_rewrite(g_, rule, e);
+      plan_rewrite(g_, rule, e, planned);
       // An each's elements are matched (and removed) nodes too, as apply_match counts them.
-      std::vector<NodeId> matched(e.nodes.begin(), e.nodes.end());
+      matched.assign(e.nodes.begin(), e.nodes.end());
       if (!rule.compiled->match.eaches.empty()) match::append_each_nodes(g_, e, rule.compiled->match, matched);
       verdicts_[keys[i].idx] = opt_.gate->decide(g_, GateCandidate{rule, matched, root_nodes, planned});
     }
@@ -447,9 +450,10 @@ void Driver::gate_round(const match::MatchResults& mr, std::vector<Key>& keys, i
       hooks_->on_candidate(ev);
     }
   }
-  // The larger saving first; equal savings keep the order without a gate.
-  std::stable_sort(kept.begin(), kept.end(),
-                   [&](const Key& a, const Key& b) { return verdicts_[a.idx].saving > verdicts_[b.idx].saving; });
+  // The larger saving first; equal savings keep the order without a gate (an order that is
+  // already right, as when no estimate is known, is left as it is without sorting).
+  auto larger = [&](const Key& a, const Key& b) { return verdicts_[a.idx].saving > verdicts_[b.idx].saving; };
+  if (!std::is_sorted(kept.begin(), kept.end(), larger)) std::stable_sort(kept.begin(), kept.end(), larger);
   keys.swap(kept);
 }
 

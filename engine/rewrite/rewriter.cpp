@@ -61,7 +61,10 @@ namespace {
 using match::RwAttr;
 using match::RwInput;
 
-Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& node, const match::Embedding& e) {
+// `provenance`: with the `_rule` attribute naming the rule (every created node has it; a
+// RewriteGate's plan does without: no target condition reads it).
+Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& node, const match::Embedding& e,
+                       bool provenance = true) {
   Attributes out;
   for (const RwAttr& a : node.attrs) {
     if (a.kind == RwAttr::Kind::Literal) {
@@ -91,7 +94,7 @@ Attributes build_attrs(const Graph& g, const Rule& rule, const match::RwNode& no
       case RwAttr::Kind::Computed: break;
     }
   }
-  out.set("_rule", rule.name);  // provenance: which rule made this node
+  if (provenance) out.set("_rule", rule.name);  // which rule made this node
   return out;
 }
 
@@ -220,16 +223,17 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   *trace = std::move(line);
 }
 
-std::vector<PlannedNode> plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e) {
+void plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e, std::vector<PlannedNode>& out) {
   const match::RewriteProgram& prog = rule.compiled->rewrite;
   const match::MatchProgram& mp = rule.compiled->match;
-  std::vector<PlannedNode> out(prog.nodes.size());
+  out.resize(prog.nodes.size());
   for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
     const match::RwNode& n = prog.nodes[i];
     PlannedNode& p = out[i];
     p.op = n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op;
-    p.attrs = build_attrs(g, rule, n, e);
-    if (n.takeover >= 0) p.takes_over = e.nodes[mp.roots[static_cast<std::size_t>(n.takeover)]];
+    p.attrs = build_attrs(g, rule, n, e, false);
+    p.inputs.clear();
+    p.takes_over = n.takeover >= 0 ? e.nodes[mp.roots[static_cast<std::size_t>(n.takeover)]] : kNoNode;
     for (const RwInput& in : n.inputs) {
       switch (in.kind) {
         case RwInput::Kind::Value: p.inputs.push_back(e.values[in.index]); break;
@@ -242,7 +246,6 @@ std::vector<PlannedNode> plan_rewrite(const Graph& g, const Rule& rule, const ma
       }
     }
   }
-  return out;
 }
 
 }  // namespace graphfuse::rewrite

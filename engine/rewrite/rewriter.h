@@ -76,7 +76,8 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
 
 /// What apply_rewrite would create for `e`, without mutating anything (ops, attributes
 /// and inputs of the template's nodes; empty for erase-style rewrites): what a
-/// RewriteGate judges. Read-only, safe to call from several threads.
-std::vector<PlannedNode> plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e);
+/// RewriteGate judges, into `out` (its vectors reused: the gate plans every legal match of a
+/// round). Read-only, safe to call from several threads.
+void plan_rewrite(const Graph& g, const Rule& rule, const match::Embedding& e, std::vector<PlannedNode>& out);
 
 }  // namespace graphfuse::rewrite

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -100,13 +101,63 @@ struct Reader {
     return c;
   }
 
+  std::int64_t integer(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n.Mark(), what + " must be an integer");
+    const std::string& s = n.Scalar();
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0' || errno == ERANGE) fail(n.Mark(), what + " must be an integer, not '" + s + "'");
+    return v;
+  }
+
+  // One entry of an op's `shape` list: {input, dim, values, multiple_of, min, max}.
+  ShapeCondition shape_condition(const YAML::Node& n) const {
+    ShapeCondition c;
+    c.loc = SourceLoc{file, n.Mark().line + 1, n.Mark().column + 1};
+    if (!n.IsMap()) fail(n.Mark(), "a shape condition must be a map (input, dim, values, multiple_of, min, max)");
+    keys(n, {"input", "dim", "values", "multiple_of", "min", "max"}, "a shape condition");
+    if (n["input"]) {
+      std::int64_t i = integer(n["input"], "'input'");
+      if (i < 0 || i > 64) fail(n["input"].Mark(), "'input' must be an input index from 0 to 64");
+      c.input = static_cast<int>(i);
+    }
+    const YAML::Node d = n["dim"];
+    if (!d) fail(n.Mark(), "a shape condition needs `dim` (an index, negative from the end, or a list of them)");
+    auto dim = [&](const YAML::Node& x) {
+      std::int64_t v = integer(x, "a dim");
+      if (v < -64 || v > 64) fail(x.Mark(), "a dim must be from -64 to 64");
+      c.dims.push_back(static_cast<int>(v));
+    };
+    if (d.IsSequence()) {
+      if (d.size() == 0) fail(d.Mark(), "'dim' lists no dim");
+      for (const YAML::Node& x : d) dim(x);
+    } else {
+      dim(d);
+    }
+    if (const YAML::Node v = n["values"]) {
+      if (!v.IsSequence() || v.size() == 0) fail(v.Mark(), "'values' must be a non-empty list of integers");
+      for (const YAML::Node& x : v) c.values.push_back(integer(x, "a value"));
+    }
+    if (n["multiple_of"]) {
+      c.multiple_of = integer(n["multiple_of"], "'multiple_of'");
+      if (c.multiple_of < 1) fail(n["multiple_of"].Mark(), "'multiple_of' must be >= 1");
+    }
+    if (n["min"]) c.min = integer(n["min"], "'min'");
+    if (n["max"]) c.max = integer(n["max"], "'max'");
+    if (n["min"] && n["max"] && c.min > c.max) fail(n["max"].Mark(), "'max' is below 'min'");
+    if (!n["values"] && !n["multiple_of"] && !n["min"] && !n["max"])
+      fail(n.Mark(), "a shape condition must say what the dim may be (values, multiple_of, min or max)");
+    return c;
+  }
+
   OpSupport op(const std::string& name, const YAML::Node& n) const {
     OpSupport s;
     s.op = name;
     s.loc = SourceLoc{file, n.Mark().line + 1, n.Mark().column + 1};
     if (n.IsNull()) return s;  // `Op:` alone: available, no conditions
-    if (!n.IsMap()) fail(n.Mark(), "op '" + name + "' must map to its conditions (dtype, rank, inputs, attributes)");
-    keys(n, {"available", "dtype", "rank", "inputs", "attributes", "note"}, "op '" + name + "'");
+    if (!n.IsMap()) fail(n.Mark(), "op '" + name + "' must map to its conditions (dtype, rank, inputs, shape, attributes)");
+    keys(n, {"available", "dtype", "rank", "inputs", "shape", "attributes", "note"}, "op '" + name + "'");
     if (n["available"]) s.available = boolean(n["available"], "'available'");
     if (n["note"]) s.note = str(n["note"], "'note'");
     if (const YAML::Node d = n["dtype"]) {
@@ -121,6 +172,10 @@ struct Reader {
       if (!in.IsMap()) fail(in.Mark(), "'inputs' must be a map ({max: N})");
       keys(in, {"max"}, "'inputs'");
       if (in["max"]) s.max_inputs = static_cast<int>(number(in["max"], "'max'", 0));
+    }
+    if (const YAML::Node sh = n["shape"]) {
+      if (!sh.IsSequence()) fail(sh.Mark(), "'shape' must be a list of conditions ({input, dim, values, ...})");
+      for (const YAML::Node& c : sh) s.shapes.push_back(shape_condition(c));
     }
     if (const YAML::Node a = n["attributes"]) {
       if (!a.IsMap()) fail(a.Mark(), "'attributes' must map attribute names to conditions");
@@ -209,6 +264,17 @@ TargetProfile load_target_from_string(std::string_view yaml, const std::string& 
     r.fail(e.mark, "malformed YAML: " + e.msg);
   }
   return r.profile(root);
+}
+
+bool is_target_profile_text(std::string_view yaml) {
+  for (std::size_t at = 0; at < yaml.size();) {
+    std::size_t end = yaml.find('\n', at);
+    if (end == std::string_view::npos) end = yaml.size();
+    std::string_view line = yaml.substr(at, end - at);
+    if (line.rfind("target:", 0) == 0) return true;
+    at = end + 1;
+  }
+  return false;
 }
 
 std::vector<std::string> target_dirs() {

@@ -49,6 +49,12 @@ std::string attr_text(const AttrValue& v) {
   return std::visit(V{}, v);
 }
 
+std::size_t OpSupport::typed_inputs() const {
+  std::size_t n = dtypes.empty() && ranks.empty() ? 0 : 1;
+  for (const ShapeCondition& c : shapes) n = std::max(n, static_cast<std::size_t>(c.input) + 1);
+  return n;
+}
+
 const OpSupport* TargetProfile::find(std::string_view op) const {
   for (const OpSupport& s : ops)
     if (s.op == op) return &s;
@@ -66,31 +72,63 @@ bool TargetProfile::has_op(std::string_view op) const {
 
 std::string TargetProfile::lacks(std::string_view op, const Attributes& attrs,
                                  const std::vector<const ValueType*>& inputs) const {
-  // Built only for a refusal: this runs for every node of every candidate.
-  auto refuse = [&](const std::string& why) { return "no_kernel: " + std::string(op) + why + " on " + name; };
-  if (!has_op(op)) return refuse("");
+  if (!has_op(op)) return "no_kernel: " + std::string(op) + " on " + name;
   const OpSupport* s = find(op);
   if (!s) return {};
-  const ValueType* x = inputs.empty() ? nullptr : inputs[0];
-  if (x && x->dtype != DType::Undefined && !s->dtypes.empty() &&
-      std::find(s->dtypes.begin(), s->dtypes.end(), x->dtype) == s->dtypes.end())
+  std::vector<TypeView> views;
+  views.reserve(inputs.size());
+  for (const ValueType* t : inputs) views.push_back(t ? TypeView(*t) : TypeView::absent());
+  return lacks(*s, attrs, views);
+}
+
+std::string TargetProfile::lacks(const OpSupport& s, const Attributes& attrs, std::span<const TypeView> inputs) const {
+  // Built only for a refusal: this runs for every node of every candidate.
+  auto refuse = [&](const std::string& why) { return "no_kernel: " + s.op + why + " on " + name; };
+  const TypeView* x = inputs.empty() || !inputs[0].present ? nullptr : &inputs[0];
+  if (x && x->dtype != DType::Undefined && !s.dtypes.empty() &&
+      std::find(s.dtypes.begin(), s.dtypes.end(), x->dtype) == s.dtypes.end())
     return refuse(" with input dtype " + std::string(dtype_name(x->dtype)));
-  if (x && x->shape_known && !s->ranks.empty() &&
-      std::find(s->ranks.begin(), s->ranks.end(), static_cast<int>(x->shape.size())) == s->ranks.end())
+  if (x && x->shape_known && !s.ranks.empty() &&
+      std::find(s.ranks.begin(), s.ranks.end(), static_cast<int>(x->shape.size())) == s.ranks.end())
     return refuse(" with input rank " + std::to_string(x->shape.size()));
-  if (s->max_inputs >= 0) {
+  if (s.max_inputs >= 0) {
     std::size_t n = inputs.size();
-    if (n > static_cast<std::size_t>(s->max_inputs)) return refuse(" with " + std::to_string(n) + " inputs");
+    if (n > static_cast<std::size_t>(s.max_inputs)) return refuse(" with " + std::to_string(n) + " inputs");
   }
-  for (const AttrCondition& c : s->attrs) {
+  for (const ShapeCondition& c : s.shapes) {
+    if (static_cast<std::size_t>(c.input) >= inputs.size()) continue;
+    const TypeView& in = inputs[static_cast<std::size_t>(c.input)];
+    if (!in.present || !in.shape_known) continue;
+    const std::string which = " with input " + std::to_string(c.input);
+    const auto rank = static_cast<std::int64_t>(in.shape.size());
+    for (int d : c.dims) {
+      std::int64_t at = d < 0 ? d + rank : d;
+      if (at < 0 || at >= rank)
+        return refuse(which + " of rank " + std::to_string(rank) + " (no dim " + std::to_string(d) + ")");
+      std::int64_t v = in.shape[static_cast<std::size_t>(at)];
+      if (v < 0) continue;  // a symbolic dim: not known
+      std::string needs;
+      if (!c.values.empty() && std::find(c.values.begin(), c.values.end(), v) == c.values.end())
+        needs = list_text(c.values, [](std::int64_t x) { return std::to_string(x); });
+      else if (c.multiple_of > 0 && v % c.multiple_of != 0)
+        needs = "a multiple of " + std::to_string(c.multiple_of);
+      else if (v < c.min)
+        needs = ">= " + std::to_string(c.min);
+      else if (v > c.max)
+        needs = "<= " + std::to_string(c.max);
+      if (!needs.empty())
+        return refuse(which + " dim " + std::to_string(d) + " = " + std::to_string(v) + " (needs " + needs + ")");
+    }
+  }
+  for (const AttrCondition& c : s.attrs) {
     const AttrValue* v = attrs.find(c.name);
-    std::string text = v ? attr_text(*v) : c.fallback;
     if (!v && c.fallback.empty()) {
       if (c.required) return refuse(" without " + c.name);
       continue;
     }
-    if (!c.values.empty() && std::find(c.values.begin(), c.values.end(), text) == c.values.end())
-      return refuse(" with " + c.name + " " + text);
+    if (c.values.empty()) continue;
+    std::string text = v ? attr_text(*v) : c.fallback;
+    if (std::find(c.values.begin(), c.values.end(), text) == c.values.end()) return refuse(" with " + c.name + " " + text);
   }
   return {};
 }
@@ -129,6 +167,18 @@ std::string target_yaml(const TargetProfile& t) {
       o += "    dtype: " + list_text(s.dtypes, [](DType d) { return std::string(dtype_name(d)); }) + "\n";
     if (!s.ranks.empty()) o += "    rank: " + list_text(s.ranks, [](int r) { return std::to_string(r); }) + "\n";
     if (s.max_inputs >= 0) o += "    inputs: {max: " + std::to_string(s.max_inputs) + "}\n";
+    if (!s.shapes.empty()) {
+      o += "    shape:\n";
+      auto ints = [](const auto& xs) { return list_text(xs, [](auto x) { return std::to_string(x); }); };
+      for (const ShapeCondition& c : s.shapes) {
+        o += "      - {input: " + std::to_string(c.input) + ", dim: " + ints(c.dims);
+        if (!c.values.empty()) o += ", values: " + ints(c.values);
+        if (c.multiple_of > 0) o += ", multiple_of: " + std::to_string(c.multiple_of);
+        if (c.min != std::numeric_limits<std::int64_t>::min()) o += ", min: " + std::to_string(c.min);
+        if (c.max != std::numeric_limits<std::int64_t>::max()) o += ", max: " + std::to_string(c.max);
+        o += "}\n";
+      }
+    }
     if (!s.attrs.empty()) {
       o += "    attributes:\n";
       for (const AttrCondition& c : s.attrs) {

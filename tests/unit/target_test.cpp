@@ -17,6 +17,7 @@
 #include "target/rule_check.h"
 
 using namespace graphfuse;
+using testutil::CliRun, testutil::run_cli, testutil::src;
 namespace fs = std::filesystem;
 
 namespace {
@@ -152,6 +153,69 @@ TEST(Target, KernelConditions) {
   nchw.set("data_format", std::string("NHWC"));
   EXPECT_EQ(tf.lacks("_FusedConv2D", nchw, {&x}), "");
   EXPECT_EQ(tf.lacks("com.microsoft.FusedConv", relu, {&x}), "no_kernel: com.microsoft.FusedConv on tf-cpu");
+}
+
+TEST(Target, ShapeConditions) {
+  TargetProfile t = load_target((kSrc / "examples/cost/shape_limits.yaml").string());
+  const OpSupport& s = *t.find("com.microsoft.FusedConv");
+  EXPECT_EQ(s.typed_inputs(), 2u);
+  Attributes relu;
+  relu.set("activation", std::string("Relu"));
+  ValueType x = f32({1, 16, 8, 8}), w3 = f32({32, 16, 3, 3});
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&x, &w3}), "");
+  ValueType x12 = f32({1, 12, 8, 8}), w12 = f32({32, 12, 3, 3});
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&x12, &w12}),
+            "no_kernel: com.microsoft.FusedConv with input 0 dim 1 = 12 (needs a multiple of 8) on shape-limits");
+  ValueType batch2 = f32({2, 16, 8, 8});
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&batch2, &w3}),
+            "no_kernel: com.microsoft.FusedConv with input 0 dim 0 = 2 (needs [1]) on shape-limits");
+  ValueType w5 = f32({32, 16, 5, 5});
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&x, &w5}),
+            "no_kernel: com.microsoft.FusedConv with input 1 dim 2 = 5 (needs [1, 3]) on shape-limits");
+  // Unknown facts pass: an unknown shape, a symbolic dim, an absent input.
+  ValueType unknown{DType::Float32, {}, false, {}}, symbolic = f32({-1, 16, 8, 8});
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&unknown, &w3}), "");
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&symbolic, &w3}), "");
+  EXPECT_EQ(t.lacks("com.microsoft.FusedConv", relu, {&x}), "");
+  // min / max, and a dim counted from the end that the rank does not have.
+  TargetProfile m = load_target_from_string(
+      "target: m\nmachine: {peak_gflops: {float32: 1}, bandwidth_gbs: 1}\nops:\n  Foo:\n    shape:\n"
+      "      - {dim: -1, min: 4, max: 64}\n      - {input: 1, dim: 3, values: [7]}\n",
+      "m.yaml");
+  ValueType small = f32({2, 2}), big = f32({2, 128}), ok = f32({2, 8}), rank2 = f32({7, 7});
+  EXPECT_EQ(m.lacks("Foo", {}, {&small}), "no_kernel: Foo with input 0 dim -1 = 2 (needs >= 4) on m");
+  EXPECT_EQ(m.lacks("Foo", {}, {&big}), "no_kernel: Foo with input 0 dim -1 = 128 (needs <= 64) on m");
+  EXPECT_EQ(m.lacks("Foo", {}, {&ok}), "");
+  EXPECT_EQ(m.lacks("Foo", {}, {&ok, &rank2}), "no_kernel: Foo with input 1 of rank 2 (no dim 3) on m");
+  // Written back by target_yaml (calibrate) and read again unchanged.
+  EXPECT_EQ(target_yaml(load_target_from_string(target_yaml(t), "back.yaml")), target_yaml(t));
+  EXPECT_NE(target_yaml(t).find("- {input: 1, dim: [2, 3], values: [1, 3]}"), std::string::npos) << target_yaml(t);
+}
+
+TEST(Target, GateAppliesShapeConditions) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
+  const std::string limits = (kSrc / "examples/cost/shape_limits.yaml").string();
+  Graph fits = conv_act(16, 16, 8, "Relu");
+  rewrite_graph(fits, rules, with_target(limits));
+  EXPECT_EQ(count_op(fits, "com.microsoft.FusedConv"), 1u);
+  Graph odd = conv_act(12, 16, 8, "Relu");
+  RewriteReport rep = rewrite_graph(odd, rules, with_target(limits));
+  EXPECT_EQ(count_op(odd, "com.microsoft.FusedConv"), 0u);
+  EXPECT_NE(format_stats(rep).find("no_kernel: com.microsoft.FusedConv with input 0 dim 1 = 12 (needs a multiple of 8) "
+                                   "on shape-limits"),
+            std::string::npos)
+      << format_stats(rep);
+}
+
+TEST(Target, CheckReadsProfiles) {
+  CliRun ok = run_cli("check " + src("targets/ort-cuda.yaml") + " " + src("examples/cost/shape_limits.yaml"));
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("ort-cuda.yaml: target ort-cuda, "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("shape_limits.yaml: target shape-limits, 1 op, ok"), std::string::npos) << ok.out;
+  CliRun bad = run_cli("check " + src("tests/check/targets/bad_shape_value.yaml"));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("bad_shape_value.yaml:8:28: error: a value must be an integer, not '3.5'"), std::string::npos)
+      << bad.out;
 }
 
 TEST(Target, RooflineEstimates) {

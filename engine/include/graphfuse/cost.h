@@ -3,6 +3,7 @@
 // kernel for what it creates and the estimate says it pays (docs/cost-model.md).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,7 +51,7 @@ struct CostQuery {
 
 class CostModel {
  public:
-  explicit CostModel(TargetProfile target) : t_(std::move(target)) {}
+  explicit CostModel(TargetProfile target);
   const TargetProfile& target() const { return t_; }
 
   /// Time of one node (see docs/cost-model.md for the formula).
@@ -66,6 +67,9 @@ class CostModel {
 
  private:
   TargetProfile t_;
+  /// Each kind's curve, its class's when it has none (null: no curve): resolved once,
+  /// not per estimate.
+  std::array<const std::vector<EfficiencyPoint>*, 7> curves_{};
 };
 
 /// Const or Constant: folded, free. Compares interned ops (OpType::name takes a lock, and
@@ -73,7 +77,7 @@ class CostModel {
 bool is_constant_op(OpType op);
 
 /// The shape of `v` as far as it is known: its output type, else for a constant the
-/// tensor's or the `shape` attribute's.
+/// tensor's or the `shape` attribute's (dtype, shape and whether it is known; no dim names).
 ValueType value_type(const Graph& g, ValueRef v);
 
 /// A RewriteGate for `model`'s target: declines a rewrite that creates an op the target

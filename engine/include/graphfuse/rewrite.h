@@ -38,7 +38,7 @@ inline constexpr std::uint32_t kAbsentInput = 0xffffffffu;
 /// One node a candidate rewrite would create, computed before anything is mutated.
 struct PlannedNode {
   OpType op;
-  Attributes attrs;  ///< as the node would get them (`_rule` included)
+  Attributes attrs;  ///< as the node would get them, less the `_rule` provenance attribute
   /// Its inputs. Not a graph value (invalid): ValueRef{kNoNode, k} is the output of
   /// planned node k, ValueRef{kNoNode, kAbsentInput} an absent optional input.
   std::vector<ValueRef> inputs;

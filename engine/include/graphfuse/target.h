@@ -2,7 +2,9 @@
 // figures a cost model needs, loaded from targets/NAME.yaml (docs/cost-model.md).
 #pragma once
 
+#include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,23 @@
 #include "graphfuse/graph.h"
 
 namespace graphfuse {
+
+/// A value's type as the target filter and the cost model read it, without copying the
+/// shape (the gate looks at several values of every candidate of a round).
+struct TypeView {
+  DType dtype = DType::Undefined;
+  std::span<const std::int64_t> shape;
+  bool shape_known = false;
+  bool present = true;  ///< false: an absent optional input
+
+  TypeView() = default;
+  TypeView(const ValueType& t) : dtype(t.dtype), shape(t.shape), shape_known(t.shape_known) {}  // NOLINT: a view of t
+  static TypeView absent() {
+    TypeView v;
+    v.present = false;
+    return v;
+  }
+};
 
 /// A condition on one attribute of an op the target implements.
 struct AttrCondition {
@@ -23,6 +42,20 @@ struct AttrCondition {
   SourceLoc loc;
 };
 
+/// A condition on dimensions of one input of an op the target implements: each listed dim
+/// (negative: counted from the end) must be one of `values`, a multiple of `multiple_of`,
+/// and within [min, max], as far as these are given. An input whose shape or a dim is not
+/// known passes; a known rank without the dim fails.
+struct ShapeCondition {
+  int input = 0;
+  std::vector<int> dims;
+  std::vector<std::int64_t> values;  ///< empty = any
+  std::int64_t multiple_of = 0;      ///< 0 = any
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  SourceLoc loc;
+};
+
 /// One op of a target and the conditions under which the target has a kernel for it.
 struct OpSupport {
   std::string op;
@@ -31,6 +64,10 @@ struct OpSupport {
   std::vector<int> ranks;          ///< accepted ranks of input 0; empty = any
   int max_inputs = -1;             ///< -1 = any number
   std::vector<AttrCondition> attrs;
+  std::vector<ShapeCondition> shapes;
+  /// How many leading inputs the conditions read the types of (0: none; dtype and rank
+  /// read input 0, a shape condition its input).
+  std::size_t typed_inputs() const;
   std::string note;
   SourceLoc loc;
 };
@@ -75,6 +112,9 @@ struct TargetProfile {
   /// types `inputs` (a null entry is unknown): "" when it has one, else the reason in
   /// the form "no_kernel: OP with activation Clip on TARGET". Unknown facts pass.
   std::string lacks(std::string_view op, const Attributes& attrs, const std::vector<const ValueType*>& inputs) const;
+  /// The same for an op listed as `s` (find(op)), its inputs as views (an absent one has
+  /// `present` false): the conditions only, no lookup of the op.
+  std::string lacks(const OpSupport& s, const Attributes& attrs, std::span<const TypeView> inputs) const;
 };
 
 /// Canonical text of an attribute value for conditions: a string as is, numbers in
@@ -86,6 +126,9 @@ std::string attr_text(const AttrValue& v);
 TargetProfile load_target(const std::string& name_or_file);
 /// The same from memory; `file` names the text in errors.
 TargetProfile load_target_from_string(std::string_view yaml, const std::string& file = "<target>");
+/// Whether a YAML text is a target profile rather than a rule file: it has a top-level
+/// `target:` key (no rule file has one), malformed or not.
+bool is_target_profile_text(std::string_view yaml);
 /// Folders searched for named targets: $GRAPHFUSE_TARGETS (':'-separated), then the
 /// source tree's targets/ and the installed share/graphfuse/targets.
 std::vector<std::string> target_dirs();
