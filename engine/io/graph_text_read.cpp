@@ -132,13 +132,15 @@ class TextReader {
       if (!is_default && t.port >= 0)
         fail(t.pos, "output " + std::to_string(k) + " must be written `" + n.id + ":" +
                         std::to_string(k) + "` or as a plain output name");
-      n.output_names.push_back(is_default ? std::string() : t.name);
+      // One output under its default name is what no list means: no allocation for most nodes.
+      if (s.targets.size() > 1 || !is_default) n.output_names.push_back(is_default ? std::string() : t.name);
     }
     if (s.types.size() > s.targets.size())
       fail(s.types[s.targets.size()].pos, "more types than outputs: " + std::to_string(s.targets.size()) + " named, " +
                                               std::to_string(s.types.size()) + " types");
     for (const TypeAnnot& t : s.types) n.output_types.push_back(value_type(&t));
     if (!n.output_types.empty()) n.output_types.resize(s.targets.size());
+    n.inputs.reserve(call.args.size());
     for (std::size_t i = 0; i < call.args.size(); ++i) n.inputs.push_back(ref(call.args[i], "an input"));
     for (const AttrItem& a : call.attrs) {
       if (a.kind != AttrItem::Kind::Assign)
