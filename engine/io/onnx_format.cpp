@@ -1,6 +1,8 @@
-// Plugs ONNX into load_graph/save_graph when graphfuse::onnx is linked (engine/io/format_hooks.h).
+// Plugs ONNX into load_graph/save_graph when graphfuse::onnx is linked (engine/io/format_hooks.h),
+// and gives the rewriter libonnx's per-node type inference for ONNX graphs (onnx_node_types.h).
 #include "graphfuse/onnx.h"
 #include "io/format_hooks.h"
+#include "io/onnx_node_types.h"
 
 // Runs at static initialization. Static-library members are linked only when something
 // refers to them, so graphfuse::onnx's link interface names this symbol (--undefined):
@@ -8,5 +10,6 @@
 extern "C" {
 extern const bool graphfuse_onnx_format_anchor;
 const bool graphfuse_onnx_format_anchor =
-    graphfuse::io_hooks::register_onnx_format({&graphfuse::load_onnx, &graphfuse::save_onnx});
+    graphfuse::io_hooks::register_onnx_format({&graphfuse::load_onnx, &graphfuse::save_onnx}) &&
+    graphfuse::register_type_inference(&graphfuse::onnx_io::make_onnx_type_inference);
 }

@@ -15,6 +15,7 @@
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
+#include "io/onnx_node_types.h"
 #include "io/onnx_shapes.h"
 
 namespace graphfuse::onnx_io {
@@ -469,12 +470,11 @@ void check_before_inference(const onnx::ModelProto& model) {
   for (const auto& t : gp.initializer()) rank[t.name()] = t.dims_size();
   for (int i = 0; i < gp.node_size(); ++i) {
     const auto& n = gp.node(i);
-    bool conv = (n.domain().empty() || n.domain() == "ai.onnx") &&
-                (n.op_type() == "Conv" || n.op_type() == "ConvTranspose" || n.op_type() == "ConvInteger");
-    if (!conv || n.input_size() < 2) continue;
-    auto x = rank.find(n.input(0)), w = rank.find(n.input(1));
+    const int wi = conv_weight_input(n.domain(), n.op_type());
+    if (wi < 0 || n.input_size() <= wi) continue;
+    auto x = rank.find(n.input(0)), w = rank.find(n.input(wi));
     if (x != rank.end() && w != rank.end() && x->second != w->second)
-      throw Error(node_label(n, i) + ": weight '" + n.input(1) + "' has rank " + std::to_string(w->second) +
+      throw Error(node_label(n, i) + ": weight '" + n.input(wi) + "' has rank " + std::to_string(w->second) +
                   ", input '" + n.input(0) + "' rank " + std::to_string(x->second) + " (they must be equal)");
   }
   for (const auto& vi : gp.output()) check_declared_type(vi, "graph output '" + vi.name() + "'");

@@ -15,6 +15,7 @@ NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs,
                         std::uint32_t num_outputs) {
   uses_changed(inputs);
   NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), num_outputs);
+  if (types_) types_->infer(g_, n);
   changes_.push_back({ChangeKind::Created, n});
   return n;
 }
@@ -26,6 +27,9 @@ void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> input
   g_.set_op(n, op);
   g_.set_inputs(n, std::move(inputs));
   g_.set_attrs(n, std::move(attrs));  // shares the set with identical fused nodes
+  // The node keeps the root's outputs, and their types: the rewrite computes the same
+  // values. Only outputs the root had no type for are inferred.
+  if (types_) types_->infer(g_, n);
   changes_.push_back({ChangeKind::Replaced, n, was_constant || is_constant(g_, ValueRef{n, 0})});
 }
 

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "graphfuse/graph.h"
 #include "graphfuse/rewrite.h"
+#include "graphfuse/type_inference.h"
 #include "graphfuse/rules.h"
 #include "match/vm.h"
 
@@ -34,9 +36,12 @@ struct Change {
 };
 
 /// Mutates a Graph and logs every change. Rewrites never touch the Graph directly.
+/// Nodes it creates, and roots taken over whose outputs have no type, get their output
+/// types from the graph format's type inference (graphfuse/type_inference.h), when the
+/// format has one, so rules can read shapes of values the input file never had.
 class Rewriter {
  public:
-  explicit Rewriter(Graph& g) : g_(g) {}
+  explicit Rewriter(Graph& g) : g_(g), types_(type_inference_for(g)) {}
 
   const Graph& graph() const { return g_; }
   /// Adds a node with `num_outputs` outputs (id must be free; see unique_id).
@@ -62,6 +67,7 @@ class Rewriter {
   void uses_changed(const std::vector<ValueRef>& values);
 
   Graph& g_;
+  std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
 };
 

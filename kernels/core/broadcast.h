@@ -42,8 +42,9 @@ void broadcast_apply(const T* a, const Shape& as, const T* b, const Shape& bs, U
   }
 }
 
-/// The binary arithmetic ops and their scalar definitions.
-enum class BinaryOp { Add, Sub, Mul, Div, Pow };
+/// The binary arithmetic ops and their scalar definitions (Max and Min: the folds of the
+/// variadic Max / Min; a NaN operand gives NaN, as std::max of IEEE compares would not).
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min };
 
 /// "Add" -> BinaryOp::Add etc.
 BinaryOp binary_op_from_name(std::string_view op);
@@ -57,6 +58,8 @@ inline T binary_scalar(BinaryOp op, T a, T b) {
     case BinaryOp::Div: return a / b;
     case BinaryOp::Pow:
       return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::Max: return a != a ? a : (b > a || b != b ? b : a);
+    case BinaryOp::Min: return a != a ? a : (b < a || b != b ? b : a);
   }
   return a;
 }
@@ -79,6 +82,8 @@ inline std::int64_t binary_scalar<std::int64_t>(BinaryOp op, std::int64_t a, std
       if (r <= -9223372036854775808.0) return INT64_MIN;
       return static_cast<std::int64_t>(r);
     }
+    case BinaryOp::Max: return a < b ? b : a;
+    case BinaryOp::Min: return b < a ? b : a;
   }
   return a;
 }

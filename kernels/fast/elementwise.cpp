@@ -134,6 +134,8 @@ std::vector<Tensor> binary(const KernelFn& fallback, const KernelCall& c) {
       if (b.num_elements() == 1 && b.as<float>() && b.as<float>()[0] == 2.0f)
         return {binary_f32(a, b, [](float u, float) { return u * u; })};  // LayerNorm's x^2
       return {binary_f32(a, b, [](float u, float v) { return std::pow(u, v); })};
+    case BinaryOp::Max:
+    case BinaryOp::Min: break;  // variadic ops: not registered here
   }
   return fallback(c);
 }

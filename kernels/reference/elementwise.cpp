@@ -11,6 +11,8 @@ BinaryOp binary_op_from_name(std::string_view op) {
   if (op == "Mul") return BinaryOp::Mul;
   if (op == "Div") return BinaryOp::Div;
   if (op == "Pow") return BinaryOp::Pow;
+  if (op == "Max") return BinaryOp::Max;
+  if (op == "Min") return BinaryOp::Min;
   fail("not a binary op: " + std::string(op));
 }
 
@@ -68,6 +70,32 @@ std::vector<Tensor> binary(const KernelCall& c) {
        std::string(dtype_name(b.dtype)));
 }
 
+// Sum, Mean, Max, Min: one or more inputs of one type, broadcast together, folded left to
+// right by the binary kernel; Mean divides the sum by the input count (float32 only).
+std::vector<Tensor> variadic(const KernelCall& c) {
+  check(!c.inputs.empty(), std::string(c.op) + " needs at least one input");
+  const bool mean = c.op == "Mean";
+  const BinaryOp op = c.op == "Max" ? BinaryOp::Max : c.op == "Min" ? BinaryOp::Min : BinaryOp::Add;
+  Tensor acc = c.required(0);
+  check(acc.has_data(), "inputs have no data");
+  check(acc.dtype == DType::Float32 || (acc.dtype == DType::Int64 && !mean),
+        "unsupported input type " + std::string(dtype_name(acc.dtype)));
+  for (std::size_t i = 1; i < c.inputs.size(); ++i) {
+    const Tensor& b = c.required(i);
+    check(b.has_data(), "inputs have no data");
+    check(b.dtype == acc.dtype, "inputs of different types " + std::string(dtype_name(acc.dtype)) + " and " +
+                                    std::string(dtype_name(b.dtype)));
+    acc = acc.dtype == DType::Float32 ? binary_typed<float>(op, acc, b, DType::Float32)
+                                      : binary_typed<std::int64_t>(op, acc, b, DType::Int64);
+  }
+  if (mean && c.inputs.size() > 1) {
+    float* p = mut<float>(acc);
+    const float n = static_cast<float>(c.inputs.size());
+    for (std::int64_t i = 0; i < acc.num_elements(); ++i) p[i] /= n;
+  }
+  return {acc};
+}
+
 std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
   const Tensor& x = c.required(0);
   const float* xp = f32(x, "input");
@@ -104,6 +132,7 @@ std::vector<Tensor> pass_through(const KernelCall& c) {
 
 void register_reference_elementwise(KernelRegistry& r) {
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"}) r.add(op, binary);
+  for (const char* op : {"Sum", "Mean", "Max", "Min"}) r.add(op, variadic);
   auto un = [&](const char* op, UnaryOp u) {
     r.add(op, [u](const KernelCall& c) { return unary(u, 0.0f, c); });
   };

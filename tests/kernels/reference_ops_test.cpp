@@ -23,6 +23,26 @@ TEST(ReferenceOps, BroadcastArithmetic) {
   EXPECT_EQ(ivalues(ref("Mul", {I({2}, {2, 3}), I({}, {4})})[0]), (std::vector<std::int64_t>{8, 12}));
 }
 
+TEST(ReferenceOps, VariadicSumMeanMaxMin) {
+  const Tensor a = T({2, 3}, {1, 5, 3, 4, 2, 6});
+  const Tensor b = T({3}, {2, 2, 2});
+  const Tensor c = T({2, 1}, {0, 10});
+  // Three inputs broadcast together, folded left to right.
+  expect_values(ref("Sum", {a, b, c})[0], {2, 3}, {3, 7, 5, 16, 14, 18});
+  expect_values(ref("Mean", {a, b})[0], {2, 3}, {1.5f, 3.5f, 2.5f, 3, 2, 4});
+  expect_values(ref("Max", {a, b, c})[0], {2, 3}, {2, 5, 3, 10, 10, 10});
+  expect_values(ref("Min", {a, b})[0], {2, 3}, {1, 2, 2, 2, 2, 2});
+  expect_values(ref("Mean", {a})[0], {2, 3}, {1, 5, 3, 4, 2, 6});  // one input: itself
+  EXPECT_EQ(ivalues(ref("Max", {I({2}, {1, 7}), I({}, {3})})[0]), (std::vector<std::int64_t>{3, 7}));
+  // A NaN operand gives NaN, in either position.
+  const float nan = std::nanf("");
+  EXPECT_TRUE(std::isnan(ref("Max", {T({1}, {nan}), T({1}, {1})})[0].as<float>()[0]));
+  EXPECT_TRUE(std::isnan(ref("Min", {T({1}, {1}), T({1}, {nan})})[0].as<float>()[0]));
+  EXPECT_THROW(ref("Sum", {a, I({1}, {1})}), graphfuse::Error);  // mixed types
+  EXPECT_THROW(ref("Mean", {I({1}, {1}), I({1}, {3})}), graphfuse::Error);  // int64 Mean
+  EXPECT_THROW(ref("Max", {T({2}, {1, 2}), T({3}, {1, 2, 3})}), graphfuse::Error);  // no broadcast
+}
+
 TEST(ReferenceOps, UnaryAndGelu) {
   expect_values(ref("Erf", {T({2}, {0, 1})})[0], {2}, {0, std::erf(1.0f)});
   expect_values(ref("Sigmoid", {T({1}, {0})})[0], {1}, {0.5f});
@@ -234,7 +254,7 @@ TEST(ReferenceOps, RegistryListsEveryRequiredOp) {
         "Sqrt", "MatMul", "Gemm", "BatchNormalization", "MaxPool", "AveragePool",
         "GlobalAveragePool", "Flatten", "Reshape", "Transpose", "Concat", "Softmax", "ReduceMean",
         "LayerNormalization", "Gelu", "Identity", "Dropout", "Shape", "Gather", "Unsqueeze",
-        "Squeeze", "Constant", "Slice", "Pad", "Resize", "com.microsoft.FusedConv", "com.microsoft.FusedMatMul",
+        "Squeeze", "Constant", "Slice", "Pad", "Resize", "Sum", "Mean", "Max", "Min", "com.microsoft.FusedConv", "com.microsoft.FusedMatMul",
         "com.microsoft.Gelu", "com.microsoft.BiasGelu", "com.microsoft.QuickGelu",
         "com.microsoft.SkipLayerNormalization"}) {
     EXPECT_TRUE(gk::registry(gk::KernelSet::Reference).has(op)) << op;

@@ -10,9 +10,11 @@
 # the output is byte-identical at --threads 1 and 2, and (when the ORT judge in tests/ort
 # installs) ONNX Runtime on the fused NHWC model with the transposed input agrees with ONNX
 # Runtime on the original NCHW model within 1e-4 of the output's max magnitude.
+# The NCHW model through rules/onnx must give the same ops as the NHWC form, Transposes
+# aside: the same FusedConv (residual Adds as Z included), QuickGelu and plain ops, and it
+# must reach MIN_FUSEDCONV and MIN_QUICKGELU too.
 # MODEL efficientnet_b0 is not a shared model: tests/layout/make_efficientnet.py writes it (and
-# a seeded input) into WORK_DIR first; its NCHW form must also reach MIN_FUSEDCONV and
-# MIN_QUICKGELU, and ORT's reference output is that of the NCHW file.
+# a seeded input) into WORK_DIR first; ORT's reference output is that of the NCHW file.
 # Exit 77 (skip) without ../shared/models or without Debian's python3-onnx.
 set -u
 gf=$1 src=$2 work=$3 model=$4 max_t=$5 min_fc=$6 min_qg=${7:-0}
@@ -55,15 +57,23 @@ echo "$model NHWC: Transposes $t_before -> $t_after (max $max_t), FusedConv $fus
 [ "$t_after" -le "$max_t" ] || fail "$t_after Transposes left, more than $max_t"
 [ "$fused" -ge "$min_fc" ] || fail "$fused FusedConv, fewer than $min_fc"
 [ "$quick" -ge "$min_qg" ] || fail "$quick QuickGelu, fewer than $min_qg"
-if [ "$model" = efficientnet_b0 ]; then
-  # The generated model's NCHW form reaches ORT's counts as well (its residual Adds fold in too).
-  "$gf" apply --rules "$src/rules/onnx" "$nchw" -o "$model.nchw.fused.onnx" > apply_nchw.log 2>&1 ||
-    { cat apply_nchw.log; fail "apply on the NCHW model"; }
-  read -r _ fused_nchw quick_nchw <<< "$(count_ops "$model.nchw.fused.onnx")" || fail "counting ops"
-  echo "$model NCHW: FusedConv $fused_nchw (min $min_fc), QuickGelu $quick_nchw (min $min_qg)"
-  [ "$fused_nchw" -ge "$min_fc" ] || fail "NCHW: $fused_nchw FusedConv, fewer than $min_fc"
-  [ "$quick_nchw" -ge "$min_qg" ] || fail "NCHW: $quick_nchw QuickGelu, fewer than $min_qg"
-fi
+# The NCHW model reaches the same fusions: the layout cost is gone, not only moved.
+"$gf" apply --rules "$src/rules/onnx" "$nchw" -o "$model.nchw.fused.onnx" > apply_nchw.log 2>&1 ||
+  { cat apply_nchw.log; fail "apply on the NCHW model"; }
+read -r _ fused_nchw quick_nchw <<< "$(count_ops "$model.nchw.fused.onnx")" || fail "counting ops"
+echo "$model NCHW: FusedConv $fused_nchw (min $min_fc), QuickGelu $quick_nchw (min $min_qg)"
+[ "$fused_nchw" -ge "$min_fc" ] || fail "NCHW: $fused_nchw FusedConv, fewer than $min_fc"
+[ "$quick_nchw" -ge "$min_qg" ] || fail "NCHW: $quick_nchw QuickGelu, fewer than $min_qg"
+ops_but_transposes() {  # FILE: "op:count ..." sorted, Transposes left out
+  "$py" - "$1" <<'PY'
+import collections, sys, onnx
+c = collections.Counter(n.op_type for n in onnx.load(sys.argv[1]).graph.node if n.op_type != "Transpose")
+print(" ".join(f"{k}:{v}" for k, v in sorted(c.items())))
+PY
+}
+ops_nhwc=$(ops_but_transposes "$model.fused.onnx") && ops_nchw=$(ops_but_transposes "$model.nchw.fused.onnx") ||
+  fail "counting ops"
+[ "$ops_nhwc" = "$ops_nchw" ] || fail "NHWC and NCHW forms fuse differently: NHWC $ops_nhwc, NCHW $ops_nchw"
 
 "$gf" verify --rules "$src/rules/onnx" "$model.nhwc.onnx" > verify.log 2>&1 || { cat verify.log; fail "graphfuse verify"; }
 tail -1 verify.log
