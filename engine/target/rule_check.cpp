@@ -35,11 +35,22 @@ struct AttrValues {
   bool set = false;
 };
 
+// Whether the pattern requires node register `reg` to lack attribute `key` (`{!key}`).
+bool pattern_requires_absent(const match::MatchProgram& p, std::uint32_t reg, const std::string& key) {
+  for (const match::Instr& i : p.code) {
+    if (i.op != match::Opcode::CheckAttr) continue;
+    const match::AttrCheck& c = p.attr_checks[i.aux];
+    if (c.node == reg && c.key == key && c.cmp == match::Cmp::Absent) return true;
+  }
+  return false;
+}
+
 AttrValues values_for(const match::RwNode& n, const match::MatchProgram& p, const std::string& key) {
   AttrValues v;
   for (const match::RwAttr& a : n.attrs) {
     if (a.kind == match::RwAttr::Kind::Spread) {
-      v.open = true;
+      // A spread copies whatever the matched node has, unless the pattern says it has no `key`.
+      if (!pattern_requires_absent(p, a.node, key)) v.open = true;
       continue;
     }
     if (a.key != key) continue;

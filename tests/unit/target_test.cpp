@@ -192,6 +192,64 @@ TEST(Target, ShapeConditions) {
   EXPECT_NE(target_yaml(t).find("- {input: 1, dim: [2, 3], values: [1, 3]}"), std::string::npos) << target_yaml(t);
 }
 
+// Conv + Add + Relu as ONNX Runtime fuses it: the CUDA provider only with the Relu (its
+// FusedConv takes a residual only with a Relu after it), the CPU provider also without.
+TEST(Target, ResidualConvAddReluAsOrtFusesIt) {
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
+  auto residual = [](bool relu) {
+    std::vector<NodeId> conv;
+    Graph g = conv_act(8, 8, 8, "", &conv);
+    NodeId y = g.add_input("y", f32({1, 8, 8, 8}));
+    NodeId add = g.add_node("add", OpType::intern("Add"), {{conv[0], 0}, {y, 0}});
+    g.output_infos(add)[0].type = f32({1, 8, 8, 8});
+    NodeId last = add;
+    if (relu) {
+      last = g.add_node("relu", OpType::intern("Relu"), {{add, 0}});
+      g.output_infos(last)[0].type = f32({1, 8, 8, 8});
+    }
+    g.set_outputs({{last, 0}});
+    return g;
+  };
+  auto fused_with_z = [](const Graph& g, const char* activation) {
+    std::size_t n = 0;
+    g.for_each_node([&](NodeId id) {
+      const Node& node = g.node(id);
+      const auto* a = node.attrs.get_if<std::string>("activation");
+      n += node.op.name() == "com.microsoft.FusedConv" && node.inputs.size() == 4 &&
+           (activation ? a && *a == activation : !a);
+    });
+    return n;
+  };
+  for (const char* target : {"ort-cuda", "ort-cpu"}) {
+    SCOPED_TRACE(target);
+    Graph g = residual(true);
+    rewrite_graph(g, rules, with_target(target));
+    EXPECT_EQ(fused_with_z(g, "Relu"), 1u);
+    EXPECT_EQ(g.size(), 5u);  // x, y, w, b and the FusedConv
+  }
+  Graph cuda = residual(false);
+  RewriteReport rep = rewrite_graph(cuda, rules, with_target("ort-cuda"));
+  EXPECT_EQ(count_op(cuda, "com.microsoft.FusedConv"), 0u);
+  EXPECT_NE(format_stats(rep).find("no_kernel: com.microsoft.FusedConv without activation on ort-cuda 1"),
+            std::string::npos)
+      << format_stats(rep);
+  Graph cpu = residual(false);
+  rewrite_graph(cpu, rules, with_target("ort-cpu"));
+  EXPECT_EQ(fused_with_z(cpu, nullptr), 1u);
+  // Without a target the one-step rule never fires: onnx_conv_add_residual and then
+  // onnx_conv_act make the same node, as before it existed.
+  Graph greedy = residual(true);
+  RewriteReport r = rewrite_graph(greedy, rules);
+  EXPECT_EQ(fused_with_z(greedy, "Relu"), 1u);
+  bool seen = false;
+  for (const RuleStats& st : r.rules) {
+    if (st.rule != "onnx_conv_add_relu_residual") continue;
+    seen = true;
+    EXPECT_EQ(st.applied, 0u);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(Target, GateAppliesShapeConditions) {
   RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
   const std::string limits = (kSrc / "examples/cost/shape_limits.yaml").string();
@@ -341,8 +399,12 @@ TEST(Target, CheckNamesRulesUnusableOnTheTarget) {
     EXPECT_TRUE(f.loc.known()) << f.rule;
   }
   for (const char* r : {"onnx_conv_leakyrelu", "onnx_conv_leakyrelu_default", "onnx_conv_hardsigmoid",
-                        "onnx_conv_hardsigmoid_default", "onnx_conv_clip", "onnx_conv_clip_min", "onnx_conv_clip_attrs"})
+                        "onnx_conv_hardsigmoid_default", "onnx_conv_clip", "onnx_conv_clip_min", "onnx_conv_clip_attrs",
+                        // a FusedConv without an activation: its pattern's `{!activation}` says the spread
+                        // Conv brings none
+                        "onnx_conv_add_residual"})
     EXPECT_TRUE(unusable.count(r)) << r;
+  EXPECT_FALSE(unusable.count("onnx_conv_add_relu_residual"));
   EXPECT_TRUE(partial.count("onnx_conv_act"));  // Relu only of Relu|Tanh|Sigmoid
   EXPECT_FALSE(unusable.count("onnx_conv_act"));
   // On ort-cpu every conv rule is usable.
@@ -399,6 +461,17 @@ TEST(Target, SharedModelsKeepTodaysCountsOnOrtCpu) {
     EXPECT_EQ(histogram(cpu), histogram(greedy));
     EXPECT_TRUE(b.gated);
     EXPECT_EQ(a.nodes_after, b.nodes_after);
+    if (e.path().filename() == "resnet18.onnx") {
+      // ORT's CUDA provider fuses Conv + Relu and Conv + Add + Relu (the residual as Z):
+      // every convolution of resnet18, all with Relu, 8 with a fourth input.
+      Graph cuda = g;
+      rewrite_graph(cuda, rules, with_target("ort-cuda"));
+      EXPECT_EQ(histogram(cuda)["com.microsoft.FusedConv/Relu"], 17u);
+      EXPECT_EQ(histogram(cuda)["Add"], 0u);
+      std::size_t with_z = 0;
+      cuda.for_each_node([&](NodeId n) { with_z += cuda.node(n).inputs.size() == 4; });
+      EXPECT_EQ(with_z, 8u);
+    }
     if (e.path().filename() != "mobilenet_v2.onnx") continue;
     Graph cuda = g;
     rewrite_graph(cuda, rules, with_target("ort-cuda"));
