@@ -194,7 +194,7 @@ class TargetGate final : public RewriteGate {
     // removed nodes are looked for.
     if (!need_all)
       for (NodeId n : c.roots)
-        if (n != kNoNode && !cost::estimate_node(*m_, g, n).known) return unknown;
+        if (n != kNoNode && cost::output_unknown(g, n)) return unknown;
     // Before: the nodes the rewrite removes.
     double before = 0;
     removed_nodes(g, c, s);

@@ -35,4 +35,9 @@ NodeCost estimate_node(const CostModel& m, const OpFacts& f, const Attributes& a
 /// Node n of g, estimated without copying a type.
 NodeCost estimate_node(const CostModel& m, const Graph& g, NodeId n);
 
+/// True when estimate_node(m, g, n) would say `known` false because n's output shape is not
+/// known (a node that costs something, with an input that is not a constant): decided from
+/// the output and the inputs' ops alone, without the estimate.
+bool output_unknown(const Graph& g, NodeId n);
+
 }  // namespace graphfuse::cost

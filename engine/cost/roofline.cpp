@@ -236,6 +236,16 @@ NodeCost estimate_node(const CostModel& m, const Graph& g, NodeId n) {
   return estimate_node(m, op_facts(node.op), node.attrs, in, all_const, type_view(g, ValueRef{n, 0}));
 }
 
+bool output_unknown(const Graph& g, NodeId n) {
+  const Node& node = g.node(n);
+  if (op_facts(node.op).cls == CostClass::Free) return false;
+  if (elements(type_view(g, ValueRef{n, 0})) >= 0) return false;
+  // All inputs constant: folded, free, and known.
+  bool all_const = !node.inputs.empty();
+  for (ValueRef v : node.inputs) all_const = all_const && v.valid() && is_constant_op(g.node(v.node).op);
+  return !all_const;
+}
+
 }  // namespace cost
 
 CostModel::CostModel(TargetProfile target) : t_(std::move(target)) {
