@@ -128,6 +128,21 @@ TEST_F(HostileIo, TypedYamlToOnnxLoadsAndResavesByteIdentical) {
   EXPECT_EQ(run_cli("info " + path("b.onnx")).code, 0);
 }
 
+// The .graph writer keeps value types, so a model saved as .graph exports to ONNX again
+// (it used to drop them, and the export refused the untyped input).
+TEST_F(HostileIo, OnnxThroughGraphTextKeepsTypes) {
+  std::string in = write("g.yaml", "inputs: [x]\noutputs: [r]\nnodes:\n"
+                                   "  - {id: x, op_type: Input, types: [{dtype: float32, shape: [N, 4]}]}\n"
+                                   "  - {id: r, op_type: Relu, inputs: [x]}\n");
+  ASSERT_EQ(run_cli("convert " + in + " " + path("a.onnx")).code, 0);
+  ASSERT_EQ(run_cli("convert " + path("a.onnx") + " " + path("a.graph")).code, 0);
+  EXPECT_NE(slurp(dir_ / "a.graph").find("input x: float32[N, 4]\n"), std::string::npos) << slurp(dir_ / "a.graph");
+  CliRun back = run_cli("convert " + path("a.graph") + " " + path("b.onnx"));
+  ASSERT_EQ(back.code, 0) << back.out;
+  ASSERT_EQ(run_cli("convert " + path("b.onnx") + " " + path("b.graph")).code, 0);
+  EXPECT_EQ(slurp(dir_ / "a.graph"), slurp(dir_ / "b.graph"));
+}
+
 TEST_F(HostileIo, GraphInputThatIsNoInputNodeIsRefusedOnRead) {
   std::string in = write("g.yaml", "inputs: [x, r]\nnodes:\n  - {id: x, op_type: Input}\n"
                                    "  - {id: r, op_type: Relu, inputs: [x]}\n");
