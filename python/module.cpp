@@ -157,7 +157,7 @@ PYBIND11_MODULE(_graphfuse, m) {
     } catch (const gf::Error& e) {
       // Call the type object (py::exception's own operator() only sets the error).
       py::object inst = py::reinterpret_borrow<py::object>(error_type.ptr())(e.pretty());
-      inst.attr("file") = e.loc().file;
+      inst.attr("file") = e.loc().file.str();
       inst.attr("line") = e.loc().line;
       inst.attr("column") = e.loc().column;
       inst.attr("message") = e.message();

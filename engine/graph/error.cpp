@@ -1,7 +1,27 @@
 // Formatting of positioned errors.
 #include "graphfuse/error.h"
 
+#include <mutex>
+#include <ostream>
+#include <unordered_set>
+
 namespace graphfuse {
+
+const std::string& FileName::empty_() {
+  static const std::string* empty = new std::string();
+  return *empty;
+}
+
+FileName::FileName(std::string_view name) {
+  if (name.empty()) return;
+  // Never destroyed: positions may outlive any other static.
+  static auto* table = new std::unordered_set<std::string>();
+  static auto* lock = new std::mutex();
+  std::lock_guard<std::mutex> hold(*lock);
+  name_ = &*table->emplace(name).first;
+}
+
+std::ostream& operator<<(std::ostream& out, const FileName& f) { return out << f.str(); }
 
 std::string SourceLoc::str() const {
   std::string s = file;

@@ -20,21 +20,23 @@ std::string outputs_phrase(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " output" : " outputs");
 }
 
-/// Splits "name:k" at the last ':' when k is a number; false otherwise.
-bool split_port(const std::string& s, std::string& name, std::uint32_t& port) {
-  auto colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size() || s.size() - colon > 8)
-    return false;
-  for (std::size_t i = colon + 1; i < s.size(); ++i)
-    if (s[i] < '0' || s[i] > '9') return false;
-  name = s.substr(0, colon);
-  port = static_cast<std::uint32_t>(std::stoul(s.substr(colon + 1)));
-  return true;
-}
-
 std::size_t output_count(const PendingNode& n) { return std::max<std::size_t>(1, n.output_names.size()); }
 
 }  // namespace
+
+bool split_port(std::string_view s, std::string& name, std::uint32_t& port) {
+  auto colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == s.size() || s.size() - colon > 8)
+    return false;
+  std::uint32_t k = 0;
+  for (std::size_t i = colon + 1; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    k = k * 10 + static_cast<std::uint32_t>(s[i] - '0');  // at most 7 digits: no overflow
+  }
+  name = s.substr(0, colon);
+  port = k;
+  return true;
+}
 
 std::uint32_t GraphBuilder::id_hash(std::string_view id) {
   std::uint64_t h = std::hash<std::string_view>{}(id);

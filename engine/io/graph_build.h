@@ -11,6 +11,9 @@
 
 namespace graphfuse::textio {
 
+/// Splits "name:k" at the last ':' when k is a number of up to 7 digits; false otherwise.
+bool split_port(std::string_view s, std::string& name, std::uint32_t& port);
+
 /// A value named in a file: a node id (`conv`), `id:k`, or an output name.
 struct PendingRef {
   std::string name;

@@ -81,7 +81,10 @@ std::string read_file(const std::string& path) {
   return out + ss.str();
 }
 
-void write_file_atomic(const std::string& path, std::string_view content) {
+namespace {
+
+/// The pieces, in order, as the file at `path`, replaced in one step.
+void write_pieces_atomic(const std::string& path, std::span<const std::string_view> pieces) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -98,19 +101,21 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt > 100)) fail_errno(path, "cannot write", errno);
   }
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail_errno(path, "cannot write", err);
+  for (std::string_view piece : pieces) {
+    const char* p = piece.data();
+    std::size_t left = piece.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        fail_errno(path, "cannot write", err);
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) {
     int err = errno;
@@ -122,6 +127,17 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     ::unlink(tmp.c_str());
     fail_errno(path, "cannot replace", err);
   }
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  write_pieces_atomic(path, std::span<const std::string_view>(&content, 1));
+}
+
+void write_file_atomic(const std::string& path, std::span<const std::string> pieces) {
+  std::vector<std::string_view> views(pieces.begin(), pieces.end());
+  write_pieces_atomic(path, views);
 }
 
 Graph load_graph(const std::string& path) {
@@ -146,7 +162,7 @@ void save_graph(const Graph& g, const std::string& path) {
   switch (format_for_path(path)) {
     case GraphFormat::Text: return write_file_atomic(path, write_graph_text(g));
     case GraphFormat::Yaml: return write_file_atomic(path, write_graph_yaml(g));
-    case GraphFormat::Json: return write_file_atomic(path, write_graph_json(g));
+    case GraphFormat::Json: return write_file_atomic(path, textio::write_graph_json_pieces(g));
     case GraphFormat::Dot: return write_file_atomic(path, write_graph_dot(g));
     case GraphFormat::Binary: return write_file_atomic(path, write_graph_binary(g));
     case GraphFormat::Onnx: return onnx_or_fail(path).save(g, path);  // writes beside the target and renames too

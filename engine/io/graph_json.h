@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graphfuse/graph.h"
 
@@ -18,5 +19,9 @@ inline constexpr std::size_t kJsonPadding = 64;
 /// may be read: with kJsonPadding past the end the text is parsed in place, else copied.
 /// Errors as parse_graph_yaml's, at file:line:column.
 Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable = 0);
+
+/// write_graph_json's text in pieces to be written one after the other (joining them would
+/// copy the whole text once more).
+std::vector<std::string> write_graph_json_pieces(const Graph& g);
 
 }  // namespace graphfuse::textio

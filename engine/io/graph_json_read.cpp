@@ -14,8 +14,11 @@
 #include <simdjson.h>
 
 #include <optional>
+#include <type_traits>
+#include <unordered_map>
 
 #include "graph_doc_read.h"
+#include "graph_in_order.h"
 #include "graph_json.h"
 #include "json_syntax.h"
 
@@ -80,8 +83,11 @@ class JsonWalk {
     top_tree_.offsets(&top_cursor_);
   }
 
-  /// Node by node; throws Stop or Error where the slow path must say what is wrong.
-  Graph fast() {
+  /// Node by node; throws Stop or Error where the slow path must say what is wrong. With
+  /// `in_order`, straight into the graph (InOrderBuilder; also throws GiveUp), else through
+  /// GraphBuilder.
+  Graph fast(bool in_order) {
+    if (in_order) in_order_.emplace(src_.file);
     start();
     std::string_view first = trim_end(take(doc_.raw_json_token()));
     if (first.empty() || first[0] != '{') throw Stop{};
@@ -108,6 +114,7 @@ class JsonWalk {
     // is not needed to build the graph: freed first, it does not add to the load's peak.
     doc_ = od::document();
     parser_ = od::parser();
+    if (in_order_) return finish_in_order(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
     return doc_reader_.finish(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
   }
 
@@ -139,12 +146,146 @@ class JsonWalk {
     std::string_view first = trim_end(v.raw_json_token());
     if (first.empty() || first[0] != '[') throw Stop{};
     od::array nodes = take(v.get_array());
-    doc_reader_.reserve(take(nodes.count_elements()));
+    std::size_t count = take(nodes.count_elements());
+    if (in_order_) in_order_->reserve(count);
+    else doc_reader_.reserve(count);
     for (auto element : nodes) {
       od::value n = take(std::move(element));
       node_tree_.clear();
-      read_node(n);
+      if (in_order_) read_node_in_order(n);
+      else read_node(n);
     }
+  }
+
+  /// read_node's rules, the node going straight into the graph: references are resolved
+  /// now, attribute sets and types written alike are read once (graphs repeat a few of
+  /// them a million times), and whatever read_node would hand GraphBuilder that the
+  /// in-order build does not take (named outputs) gives up.
+  void read_node_in_order(od::value& v) {
+    static const std::string kLater;  // the slow path names the value
+    std::string_view tok = trim_end(v.raw_json_token());
+    if (tok.empty() || tok[0] != '{') throw Stop{};
+    SourceLoc at = loc(tok.data());
+    od::object obj = take(v.get_object());
+    unsigned seen = 0;
+    std::string id;
+    OpType op;
+    inputs_.clear();
+    Attributes attrs;
+    const ValueType* type = nullptr;
+    for (auto field : obj) {
+      od::field f = take(std::move(field));
+      od::value fv = f.value();
+      unsigned bit = node_key(raw_key(f, fv), seen);
+      if (bit == 1) {
+        id = name(fv);
+      } else if (bit == 2) {
+        op = op_type(fv);
+      } else if (bit == 4) {
+        std::string_view first = trim_end(fv.raw_json_token());
+        if (first.empty() || first[0] != '[') throw Stop{};
+        od::array arr = take(fv.get_array());
+        for (auto element : arr) {
+          od::value e = take(std::move(element));
+          std::string_view etok = trim_end(e.raw_json_token());
+          std::string_view text = etok == "null" ? std::string_view() : scalar(e, etok);
+          inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text));
+        }
+      } else if (bit == 8) {
+        throw GiveUp{};
+      } else if (bit == 16) {
+        type = &cached(type_cache_, fv, [&](od::value& x) {
+          DocRef types(&node_tree_, convert(node_tree_, x, 3));
+          if (!types.is_seq() || types.size() != 1) throw Stop{};
+          return yaml_value_type(*types.begin(), src_, kLater);
+        });
+      } else {
+        attrs = cached(attr_cache_, fv, [&](od::value& x) {
+          Attributes out = attributes(x);
+          if (out.has("")) throw GiveUp{};  // GraphBuilder's graph check says so
+          return out;
+        });
+      }
+    }
+    if (!(seen & 1) || !(seen & 2)) throw Stop{};
+    in_order_->add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
+                        std::move(at), type);
+  }
+
+  /// The interned op type a name stands for; the few distinct ones are looked up here
+  /// first (interning takes a lock).
+  OpType op_type(od::value& v) {
+    std::string_view tok;
+    std::string_view text = scalar(v, tok);
+    if (text.empty()) throw Stop{};
+    for (const auto& [name, op] : ops_)
+      if (name == text) return op;
+    OpType op = OpType::intern(text);
+    if (ops_.size() < 64) ops_.emplace_back(std::string(text), op);
+    return op;
+  }
+
+  /// What `read` makes of value v, kept by v's text when that is short: the same text
+  /// always reads the same (and v is then skipped, not read). The texts are views into
+  /// the file, which outlives the walk.
+  template <class T, class Read>
+  const T& cached(std::unordered_map<std::string_view, T, QuickHash>& cache, od::value& v, const Read& read) {
+    std::string_view text = short_span(trim_end(v.raw_json_token()).data());
+    if (!text.empty())
+      if (auto it = cache.find(text); it != cache.end()) return it->second;
+    T value = read(v);
+    if (text.empty() || cache.size() >= kMaxCached) {
+      scratch_value<T>() = std::move(value);
+      return scratch_value<T>();
+    }
+    return cache.emplace(text, std::move(value)).first->second;
+  }
+  template <class T>
+  T& scratch_value() {
+    if constexpr (std::is_same_v<T, Attributes>) return scratch_attrs_;
+    else return scratch_type_;
+  }
+
+  /// The text of the object or array starting at p, when it closes within kMaxSpan bytes;
+  /// else empty (not worth keeping).
+  std::string_view short_span(const char* p) const {
+    const char* end = text_.data() + std::min(text_.size(), static_cast<std::size_t>(p - text_.data()) + kMaxSpan);
+    if (p >= end || (*p != '{' && *p != '[')) return {};
+    int depth = 0;
+    for (const char* q = p; q < end; ++q) {
+      if (*q == '"') {
+        for (++q; q < end && *q != '"'; ++q)
+          if (*q == '\\') ++q;
+        if (q >= end) return {};
+      } else if (*q == '{' || *q == '[') {
+        ++depth;
+      } else if ((*q == '}' || *q == ']') && --depth == 0) {
+        return std::string_view(p, static_cast<std::size_t>(q + 1 - p));
+      }
+    }
+    return {};
+  }
+
+  Graph finish_in_order(const DocRef* inputs, const DocRef* outputs, const DocRef* props) {
+    auto name_of = [](const DocRef& r) {
+      if (!r.is_scalar() || r.scalar().empty()) throw GiveUp{};  // GraphDocReader says why
+      return r.scalar();
+    };
+    if (inputs) {
+      if (!inputs->is_seq()) throw GiveUp{};
+      for (const auto& r : *inputs) in_order_->add_graph_input(name_of(r), src_.loc(r));
+    } else {
+      in_order_->inputs_from_input_nodes();
+    }
+    if (outputs) {
+      if (!outputs->is_seq()) throw GiveUp{};
+      for (const auto& r : *outputs) in_order_->add_graph_output(name_of(r));
+    }
+    Graph g = in_order_->finish();
+    if (props)
+      for (const YamlEntry& e : yaml_entries(*props, src_, "properties"))
+        g.properties().set(e.key, yaml_attr_value(e.value, src_, "property '" + e.key + "'"));
+    return g;
   }
 
   SourceLoc loc(const char* p) {
@@ -177,6 +318,35 @@ class JsonWalk {
     return std::string(text);
   }
 
+  /// The bit of a node's key (id 1, op_type 2, inputs 4, outputs 8, types 16, attributes
+  /// 32), added to `seen`; Stop for an unknown or repeated key (also an escaped one: the
+  /// slow path decodes it).
+  static unsigned node_key(std::string_view key, unsigned& seen) {
+    unsigned bit = key == "id" ? 1 : key == "op_type" ? 2 : key == "inputs" ? 4 : key == "outputs" ? 8
+                 : key == "types" ? 16 : key == "attributes" ? 32 : 0;
+    if (!bit || (seen & bit)) throw Stop{};
+    seen |= bit;
+    return bit;
+  }
+
+  /// A node's `attributes` mapping, each value typed by the YAML rules.
+  Attributes attributes(od::value& v) {
+    static const std::string kLater;  // the slow path names the value
+    std::string_view first = trim_end(v.raw_json_token());
+    if (first.empty() || first[0] != '{') throw Stop{};
+    od::object obj = take(v.get_object());
+    Attributes out;
+    for (auto attr : obj) {
+      od::field a = take(std::move(attr));
+      od::value av = a.value();
+      std::string attr_name(string_text(raw_key(a, av), node_tree_));
+      if (out.has(attr_name)) throw Stop{};
+      DocRef value(&node_tree_, convert(node_tree_, av, 4));
+      out.set(std::move(attr_name), yaml_attr_value(value, src_, kLater));
+    }
+    return out;
+  }
+
   /// One element of `nodes`, read straight into a PendingNode with the schema reader's
   /// rules (GraphDocReader::node): id, op_type and the names are taken here, types and
   /// attribute values go through a DocTree and the YAML typing rules. Whatever those rules
@@ -194,11 +364,7 @@ class JsonWalk {
     for (auto field : obj) {
       od::field f = take(std::move(field));
       od::value fv = f.value();
-      std::string_view key = raw_key(f, fv);
-      unsigned bit = key == "id" ? 1 : key == "op_type" ? 2 : key == "inputs" ? 4 : key == "outputs" ? 8
-                   : key == "types" ? 16 : key == "attributes" ? 32 : 0;
-      if (!bit || (seen & bit)) throw Stop{};  // also an escaped key: the slow path decodes it
-      seen |= bit;
+      unsigned bit = node_key(raw_key(f, fv), seen);
       if (bit == 1) {
         p.id = name(fv);
       } else if (bit == 2) {
@@ -225,17 +391,7 @@ class JsonWalk {
       } else if (bit == 16) {
         types = DocRef(&node_tree_, convert(node_tree_, fv, 3));
       } else {
-        std::string_view first = trim_end(fv.raw_json_token());
-        if (first.empty() || first[0] != '{') throw Stop{};
-        od::object attrs = take(fv.get_object());
-        for (auto attr : attrs) {
-          od::field a = take(std::move(attr));
-          od::value av = a.value();
-          std::string attr_name(string_text(raw_key(a, av), node_tree_));
-          if (p.attrs.has(attr_name)) throw Stop{};
-          DocRef value(&node_tree_, convert(node_tree_, av, 4));
-          p.attrs.set(std::move(attr_name), yaml_attr_value(value, src_, kLater));
-        }
+        p.attrs = attributes(fv);
       }
     }
     if (!(seen & 1) || !(seen & 2)) throw Stop{};
@@ -347,6 +503,16 @@ class JsonWalk {
   GraphDocReader doc_reader_;
   DocTree node_tree_, top_tree_;
   DocTree scratch_tree_;  // keys of the top-level mapping that needed decoding
+  // The in-order build and what it keeps between nodes.
+  static constexpr std::size_t kMaxSpan = 512;
+  static constexpr std::size_t kMaxCached = 4096;
+  std::optional<InOrderBuilder> in_order_;
+  std::vector<ValueRef> inputs_;
+  std::vector<std::pair<std::string, OpType>> ops_;
+  std::unordered_map<std::string_view, Attributes, QuickHash> attr_cache_;
+  std::unordered_map<std::string_view, ValueType, QuickHash> type_cache_;
+  Attributes scratch_attrs_;
+  ValueType scratch_type_;
 };
 
 /// The slow path's last word when the whole-document reading found nothing wrong where
@@ -368,8 +534,17 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
     Padded in(text, readable);
     std::optional<Stop> stop;
     std::optional<Error> error;
+    // First straight into the graph; a file that is not producers-first, or has anything
+    // the in-order build does not take or must report, is read again through GraphBuilder
+    // (rare: every file graphfuse writes is in order).
     try {
-      return JsonWalk(in, nullptr, src).fast();
+      return JsonWalk(in, nullptr, src).fast(true);
+    } catch (const Stop&) {
+    } catch (const Error&) {
+    } catch (const GiveUp&) {
+    }
+    try {
+      return JsonWalk(in, nullptr, src).fast(false);
     } catch (const Stop& s) {
       stop = s;
     } catch (const Error& e) {
@@ -384,7 +559,7 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
       marked = &marks;
       marked_in.emplace(marks.text(), 0);
       try {
-        return JsonWalk(*marked_in, marked, src).fast();
+        return JsonWalk(*marked_in, marked, src).fast(false);
       } catch (const Stop& s) {
         stop = s;
       } catch (const Error& e) {

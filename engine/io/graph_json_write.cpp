@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "graphfuse/io.h"
+#include "graph_json.h"
 #include "text_values.h"
 
 namespace graphfuse {
@@ -51,7 +52,7 @@ class JsonOut {
     str(nd.id);
     out_ += ", ";
     key("op_type");
-    str(nd.op.name());
+    str(op_name(nd.op));
     if (!nd.inputs.empty()) {
       out_ += ", ";
       key("inputs");
@@ -115,6 +116,14 @@ class JsonOut {
     std::string_view digits(buf, static_cast<std::size_t>(r.ptr - buf));
     return name.size() == id.size() + 1 + digits.size() && name.substr(0, id.size()) == id &&
            name[id.size()] == ':' && name.substr(id.size() + 1) == digits;
+  }
+
+  /// OpType::name() takes the intern table's lock: asked once per op type here.
+  std::string_view op_name(OpType op) {
+    if (op.index() >= op_names_.size()) op_names_.resize(op.index() + 1);
+    std::string_view& name = op_names_[op.index()];
+    if (name.empty()) name = op.name();
+    return name;
   }
 
   /// A node's attributes, spelled once per shared attribute set.
@@ -217,6 +226,7 @@ class JsonOut {
   const Graph& g_;
   std::string& out_;
   std::unordered_map<const void*, std::string> cache_;
+  std::vector<std::string_view> op_names_;  // by OpType::index(); empty until asked
 };
 
 /// Nodes order[begin, end) as they appear in the `nodes` list, each after its separator.
@@ -232,6 +242,19 @@ void write_nodes(const Graph& g, const std::vector<NodeId>& order, std::size_t b
 }  // namespace
 
 std::string write_graph_json(const Graph& g) {
+  std::vector<std::string> pieces = textio::write_graph_json_pieces(g);
+  std::string out;
+  std::size_t size = 0;
+  for (const auto& p : pieces) size += p.size();
+  out.reserve(size);
+  for (std::string& p : pieces) {
+    out += p;
+    std::string().swap(p);  // free as we go: the pieces and the result together are the peak
+  }
+  return out;
+}
+
+std::vector<std::string> textio::write_graph_json_pieces(const Graph& g) {
   std::vector<NodeId> order = textio::write_order(g);
   // Chunks of nodes are written in parallel; the first error in node order is the one
   // reported, as when writing node by node.
@@ -255,30 +278,25 @@ std::string write_graph_json(const Graph& g) {
 
   std::string props;
   if (!g.properties().empty()) JsonOut(g, props).attributes(g.properties(), "graph properties");
-  std::string out;
-  std::size_t size = 256 + props.size();
-  for (const auto& p : parts) size += p.size();
-  out.reserve(size + g.inputs().size() * 16 + g.outputs().size() * 16);
-  JsonOut w(g, out);
-  out += "{\n  \"inputs\": [";
+  std::string head;
+  head.reserve(256 + props.size() + g.inputs().size() * 16 + g.outputs().size() * 16);
+  JsonOut w(g, head);
+  head += "{\n  \"inputs\": [";
   for (std::size_t i = 0; i < g.inputs().size(); ++i) {
-    if (i) out += ", ";
+    if (i) head += ", ";
     w.str(g.node(g.inputs()[i]).id);
   }
-  out += "],\n  \"outputs\": [";
+  head += "],\n  \"outputs\": [";
   for (std::size_t i = 0; i < g.outputs().size(); ++i) {
-    if (i) out += ", ";
+    if (i) head += ", ";
     w.ref(g.outputs()[i]);
   }
-  out += "],\n";
-  if (!props.empty()) out += "  \"properties\": " + props + ",\n";
-  out += "  \"nodes\": [";
-  for (std::string& p : parts) {
-    out += p;
-    std::string().swap(p);  // free as we go: the parts and the result together are the peak
-  }
-  out += order.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  head += "],\n";
+  if (!props.empty()) head += "  \"properties\": " + props + ",\n";
+  head += "  \"nodes\": [";
+  parts.insert(parts.begin(), std::move(head));
+  parts.emplace_back(order.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  return parts;
 }
 
 }  // namespace graphfuse

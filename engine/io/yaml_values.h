@@ -16,7 +16,7 @@ namespace graphfuse::textio {
 
 /// Positions and messages for one YAML/JSON file.
 struct YamlSource {
-  std::string file;
+  FileName file;
   /// The whole file; split into lines only when an error shows one (splitting a 10^6 node
   /// file up front cost more than parsing it).
   std::string_view text;

@@ -83,6 +83,71 @@ TEST(IoJson, SchemaErrorsMatchYamlCpp) {
   EXPECT_EQ(both_error("{\"nodes\": []}\n"), "no error");
 }
 
+namespace {
+
+/// The same text read through the JSON reader's in-order build (or, where that gives up,
+/// GraphBuilder) and through yaml-cpp and GraphBuilder: the same graph, ids, inputs,
+/// outputs and node positions.
+void expect_same_as_builder(const std::string& text) {
+  SCOPED_TRACE(text);
+  Graph a = parse_graph_yaml(text, "g.json");
+  Graph b = parse_graph_yaml(text, "g.yaml");
+  EXPECT_EQ(write_graph_json(a), write_graph_json(b));
+  ASSERT_EQ(a.capacity(), b.capacity());
+  for (NodeId n = 0; n < a.capacity(); ++n) {
+    EXPECT_EQ(a.node(n).id, b.node(n).id);
+    EXPECT_EQ(a.node(n).loc.line, b.node(n).loc.line) << a.node(n).id;
+    EXPECT_EQ(a.node(n).loc.column, b.node(n).loc.column) << a.node(n).id;
+    EXPECT_EQ(a.node(n).loc.file, "g.json");
+  }
+  EXPECT_EQ(a.inputs(), b.inputs());
+  EXPECT_EQ(a.outputs(), b.outputs());
+  EXPECT_EQ(a.source_file, "g.json");
+}
+
+}  // namespace
+
+TEST(IoJson, InOrderBuildGivesGraphBuildersGraph) {
+  // Producers first (the in-order build): null inputs, `id:0`, types, repeated attributes.
+  expect_same_as_builder(R"({"inputs": ["x"], "outputs": ["r2", "x:0"], "nodes": [
+    {"id": "x", "op_type": "Input", "types": [{"dtype": "float32", "shape": [1, 4]}]},
+    {"id": "w", "op_type": "Const", "attributes": {"shape": [4, 4]}, "types": [{"dtype": "float32"}]},
+    {"id": "r1", "op_type": "MatMul", "inputs": ["x:0", "w", null], "attributes": {"shape": [4, 4]}},
+    {"id": "r2", "op_type": "Relu", "inputs": ["r1", ""], "attributes": {"shape": [4, 4]}}]})");
+  // What it gives up on, read through GraphBuilder: a reference to a later node (reordered),
+  // a later node whose very id is `id:0`, named outputs, an input listed that is no node,
+  // no `inputs` (the Input nodes are the inputs), an Input node listed twice.
+  expect_same_as_builder(R"({"nodes": [{"id": "b", "op_type": "Relu", "inputs": ["a"]}, {"id": "a", "op_type": "Input"}]})");
+  expect_same_as_builder(R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "b", "op_type": "Relu", "inputs": ["a:0"]},
+    {"id": "a:0", "op_type": "Input"}]})");
+  expect_same_as_builder(R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "s", "op_type": "Split", "inputs": ["a"],
+    "outputs": ["p", "q"]}, {"id": "b", "op_type": "Add", "inputs": ["q", "s:0"]}], "outputs": ["s:1"]})");
+  expect_same_as_builder(R"({"inputs": ["a", "z"], "nodes": [{"id": "a", "op_type": "Input"},
+    {"id": "b", "op_type": "Relu", "inputs": ["a"]}]})");
+  expect_same_as_builder(R"({"nodes": [{"id": "i2", "op_type": "Input"}, {"id": "i1", "op_type": "Input"},
+    {"id": "c", "op_type": "Const"}]})");
+  EXPECT_EQ(both_error(R"({"inputs": ["a", "a"], "nodes": [{"id": "a", "op_type": "Input"}]})").substr(0, 51),
+            "g.json:1:18: graph input 'a' is listed twice | {\"in");
+  // Errors the in-order build leaves to GraphBuilder, at the same positions as ever.
+  EXPECT_EQ(error_of("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"Input\"},\n{\"id\": \"a\", \"op_type\": \"Input\"}]}",
+                     "g.json")
+                .substr(0, 60),
+            "g.json:2:1: duplicate node id 'a' (first defined at g.json:1");
+  EXPECT_EQ(both_error(R"({"nodes": [{"id": "a", "op_type": "C", "attributes": {"": 1}}]})").substr(0, 53),
+            "g.json:1:12: node 'a': has an attribute with an empty");
+  EXPECT_EQ(both_error(R"({"nodes": [{"id": "a", "op_type": "Input", "inputs": [null]}]})").substr(0, 51),
+            "g.json:1:12: node 'a': an Input node takes no input");
+  // Attribute sets written alike are read once and shared, even those too big to intern.
+  std::string big = "{";
+  for (int k = 0; k < 20; ++k) big += std::string(k ? ", " : "") + "\"k" + std::to_string(k) + "\": " + std::to_string(k);
+  big += "}";
+  Graph g = parse_graph_yaml(R"({"nodes": [{"id": "a", "op_type": "C", "attributes": )" + big +
+                                 R"(}, {"id": "b", "op_type": "C", "attributes": )" + big + "}]}",
+                             "g.json");
+  EXPECT_TRUE(g.node(*g.find("a")).attrs.shares_with(g.node(*g.find("b")).attrs));
+  EXPECT_EQ(*g.node(*g.find("b")).attrs.get_if<std::int64_t>("k19"), 19);
+}
+
 TEST(IoJson, SyntaxErrors) {
   auto err = [](const std::string& t) {
     std::string e = error_of(t, "g.json");

@@ -65,7 +65,7 @@ TEST(LangCheck, EveryBadFileGivesItsDocumentedError) {
       std::string got = e.loc().str() + ": " + e.message();
       EXPECT_EQ(got, want);
       // The caret line is the file's own line at that position.
-      auto lines = lines_of(fs::path(e.loc().file));
+      auto lines = lines_of(fs::path(e.loc().file.str()));
       ASSERT_GE(e.loc().line, 1);
       ASSERT_LE(static_cast<std::size_t>(e.loc().line), lines.size());
       EXPECT_EQ(e.source_line(), lines[static_cast<std::size_t>(e.loc().line - 1)]);

@@ -1,14 +1,48 @@
 // Errors with source positions: every user-facing failure names file:line:column.
 #pragma once
 
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace graphfuse {
 
+/// A file's name as positions hold it: interned, so that every position in one file shares
+/// one copy of the name and copying a position allocates nothing (a graph keeps a position
+/// per node: a copy of a long path each was ~130 bytes a node and a tenth of a JSON load).
+/// Reads as a const std::string&; compares with strings. Interning takes a lock: readers
+/// make one FileName per file and copy it.
+class FileName {
+ public:
+  FileName() = default;
+  FileName(std::string_view name);  // NOLINT: a file name converts, as the string it replaced
+  FileName(const std::string& name) : FileName(std::string_view(name)) {}  // NOLINT
+  FileName(const char* name) : FileName(std::string_view(name)) {}        // NOLINT
+
+  const std::string& str() const { return name_ ? *name_ : empty_(); }
+  operator const std::string&() const { return str(); }  // NOLINT
+  bool empty() const { return !name_; }
+  std::size_t size() const { return str().size(); }
+  const char* c_str() const { return str().c_str(); }
+
+  friend bool operator==(const FileName& a, const FileName& b) { return a.name_ == b.name_; }
+  friend bool operator==(const FileName& a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(const FileName& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const FileName& a, const char* b) { return a.str() == b; }
+  friend std::string operator+(const FileName& a, std::string_view b) { return a.str() + std::string(b); }
+  friend std::string operator+(std::string_view a, const FileName& b) { return std::string(a) + b.str(); }
+
+ private:
+  static const std::string& empty_();
+  const std::string* name_ = nullptr;  // in the intern table (never freed); null for ""
+};
+
+std::ostream& operator<<(std::ostream& out, const FileName& f);
+
 /// A position in a source file; line and column are 1-based, 0 means unknown.
 struct SourceLoc {
-  std::string file;
+  FileName file;
   int line = 0;
   int column = 0;
 

@@ -1,6 +1,7 @@
 // Reading and writing graphs: .graph text, YAML, JSON, .gfb, Graphviz DOT (and ONNX with graphfuse::onnx).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,8 @@ std::string format_node_text(const Graph& g, NodeId n);
 
 /// Writes `content` to `path` atomically (temp file in the same folder + rename).
 void write_file_atomic(const std::string& path, std::string_view content);
+/// The same for content given in pieces, written one after the other.
+void write_file_atomic(const std::string& path, std::span<const std::string> pieces);
 /// Reads a whole file; throws Error naming the file when it cannot be read.
 std::string read_file(const std::string& path);
 
