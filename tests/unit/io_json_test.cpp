@@ -168,6 +168,11 @@ TEST(IoJson, SyntaxErrors) {
   EXPECT_EQ(err("{\"nodes\": [\"ab\n\"]}"), "g.json:1:15: malformed YAML/JSON: end of string not found");
   EXPECT_EQ(err("{\"nodes\": [\"a\\qb\"]}"), "g.json:1:15: malformed YAML/JSON: unknown escape character 'q'");
   EXPECT_EQ(err("{\"nodes\": [\"\\u12G4\"]}"), "g.json:1:17: malformed YAML/JSON: a \\u escape needs four hex digits");
+  // simdjson reads `6"x"` as one token; graphfuse's JSON has no comma there.
+  EXPECT_EQ(err("{\"nodes\": [{\"id\": \"a\", \"op_type\": \"C\", \"attributes\": {\"k\": [6\"x\", 1]}}]}"),
+            "g.json:1:62: malformed YAML/JSON: expected ',' or ']' after a list element");
+  EXPECT_EQ(err("{\"nodes\": [{\"id\": a\"b\", \"op_type\": \"C\"}]}"),
+            "g.json:1:20: malformed YAML/JSON: expected ',' or '}' after a mapping entry");
   EXPECT_EQ(err(std::string(2000, '[')), "g.json:1:1002: malformed YAML/JSON: values nested too deeply");
 }
 
