@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <optional>
+
 #include "dsl/parser.h"
 #include "graph_build.h"
+#include "graph_in_order.h"
+#include "graph_text.h"
 #include "graphfuse/io.h"
 #include "text_values.h"
 
@@ -18,17 +22,27 @@ using textio::PendingRef;
 
 class TextReader {
  public:
-  explicit TextReader(const std::string& file) { origin_.file = file; }
+  /// `in_order`: straight into the graph (throws textio::GiveUp where GraphBuilder might
+  /// differ); else through GraphBuilder.
+  TextReader(const std::string& file, bool in_order) {
+    origin_.file = file;
+    if (in_order) in_order_.emplace(file);
+  }
 
   Graph read(std::string_view text) {
     // A statement a line, roughly (and at least 8 bytes: `a = B()` and its newline, so a
     // file of empty lines reserves little): without room the node list regrows ~20 times.
-    builder_.reserve(std::min<std::size_t>(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1,
-                                           text.size() / 8 + 1));
+    std::size_t lines = std::min<std::size_t>(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1,
+                                              text.size() / 8 + 1);
+    if (in_order_) in_order_->reserve(lines);
+    else builder_.reserve(lines);
     // Each statement goes to the builder as soon as its line is read and is dropped there,
     // so the builder's nodes reuse its memory (a 10^6-node file's trees took about 1 GB).
     parse_statements(text, origin_, [this](Statement& s) { statement(s); });
-    return builder_.build(origin_.file);
+    if (!in_order_) return builder_.build(origin_.file);
+    for (const PendingRef& r : outputs_)
+      in_order_->add_graph_output(r.port >= 0 ? r.name + ":" + std::to_string(r.port) : r.name);
+    return in_order_->finish();
   }
 
   /// Adds the offending source line to errors that have none (the builder's, and the
@@ -62,7 +76,12 @@ class TextReader {
           input(s.targets[k], k < s.types.size() ? &s.types[k] : nullptr);
         break;
       case Statement::Kind::Output:
-        for (const Expr& v : s.values) builder_.add_graph_output(ref(v, "an output"));
+        for (const Expr& v : s.values) {
+          PendingRef r = ref(v, "an output");
+          if (!in_order_) builder_.add_graph_output(std::move(r));
+          else if (r.absent) throw textio::GiveUp{};
+          else outputs_.push_back(checked_name(r));
+        }
         break;
       case Statement::Kind::Bind: bind(s); break;
       case Statement::Kind::Expr:
@@ -104,8 +123,41 @@ class TextReader {
     n.op = std::string(ops::kInput);
     n.loc = origin_.map(t.pos);
     if (type && type->present) n.output_types = {value_type(type)};
+    if (in_order_) {
+      add_in_order(std::move(n));
+      in_order_->add_graph_input(t.name, origin_.map(t.pos));
+      return;
+    }
     builder_.add_node(std::move(n));
     builder_.add_graph_input(PendingRef{t.name, -1, false, origin_.map(t.pos)});
+  }
+
+  /// The in-order build keeps GraphBuilder's result only where no name has a ':' (a
+  /// reference `a:1` must not meet a node called "a:1", which GraphBuilder treats apart).
+  static const PendingRef& checked_name(const PendingRef& r) {
+    if (r.name.find(':') != std::string::npos) throw textio::GiveUp{};
+    return r;
+  }
+
+  /// Node n straight into the graph: its references are to nodes above it, and it has one
+  /// output under its default name; anything else gives up.
+  void add_in_order(PendingNode n) {
+    if (!n.output_names.empty() || n.id.find(':') != std::string::npos || n.op.empty()) throw textio::GiveUp{};
+    std::vector<ValueRef> ins;
+    ins.reserve(n.inputs.size());
+    for (const PendingRef& r : n.inputs) {
+      if (r.absent) {
+        ins.emplace_back();
+        continue;
+      }
+      // One output a node here, so `x:1` names none: GraphBuilder's error. The id alone,
+      // with no ':' in it, resolves to the node or gives up.
+      if (r.port > 0) throw textio::GiveUp{};
+      ins.push_back(in_order_->resolve(checked_name(r).name));
+    }
+    if (n.op != last_op_name_) op_ = OpType::intern(n.op), last_op_name_ = n.op;
+    const ValueType* type = !n.output_types.empty() && !(n.output_types[0] == ValueType{}) ? &n.output_types[0] : nullptr;
+    in_order_->add_node(std::move(n.id), op_, std::move(ins), std::move(n.attrs), std::move(n.loc), type);
   }
 
   PendingRef ref(const Expr& e, const char* what) const {
@@ -149,7 +201,8 @@ class TextReader {
       n.attrs.set(a.key, attr_value(a.value));
     }
     if (n.op.empty()) fail(call.pos, "empty op type");
-    builder_.add_node(std::move(n));
+    if (in_order_) add_in_order(std::move(n));
+    else builder_.add_node(std::move(n));
   }
 
   AttrValue attr_value(const Operand& o) const {
@@ -223,17 +276,39 @@ class TextReader {
 
   TextOrigin origin_;
   textio::GraphBuilder builder_;
+  std::optional<textio::InOrderBuilder> in_order_;
+  std::vector<PendingRef> outputs_;  // the in-order build's graph outputs, added at the end
+  std::string last_op_name_;         // most nodes repeat the op of the node before
+  OpType op_;
 };
 
 }  // namespace
 
-Graph parse_graph_text(std::string_view text, const std::string& file) {
-  TextReader reader(file);
+namespace textio {
+
+Graph parse_graph_text_through_builder(std::string_view text, const std::string& file) {
+  TextReader reader(file, false);
   try {
     return reader.read(text);
   } catch (const Error& e) {
     throw reader.with_line(e, text);
   }
+}
+
+}  // namespace textio
+
+Graph parse_graph_text(std::string_view text, const std::string& file) {
+  // A file in producers-first order (every file graphfuse writes) goes straight into the
+  // graph: no pending nodes (192 bytes a node) and references resolved as read. Anything
+  // else, and any error, is read again through GraphBuilder, whose graph and messages
+  // those are.
+  try {
+    TextReader reader(file, true);
+    return reader.read(text);
+  } catch (const textio::GiveUp&) {
+  } catch (const Error&) {
+  }
+  return textio::parse_graph_text_through_builder(text, file);
 }
 
 }  // namespace graphfuse

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <random>
 
+#include "graphfuse/generate.h"
 #include "graphfuse/io.h"
+#include "io/graph_text.h"
 #include "io/text_values.h"
 
 using namespace graphfuse;
@@ -490,6 +492,46 @@ TEST(IoText, ValueTypesRoundTrip) {
             "e, f = Split(u): uint8\n"
             "y = Add(a, `input`): bfloat16[N] as `/add`\n"
             "output y, b, d, e, f\n");
+}
+
+// parse_graph_text reads a producers-first file straight into the graph and anything else
+// through GraphBuilder: both must give the same graph (same .gfb bytes: node order, ids,
+// types, positions) and, for a bad file, the same error.
+TEST(IoText, InOrderReadIsTheBuildersRead) {
+  auto same = [](const std::string& text, const std::string& what) {
+    Graph fast = parse_graph_text(text, "t.graph");
+    Graph slow = textio::parse_graph_text_through_builder(text, "t.graph");
+    EXPECT_EQ(write_graph_binary(fast), write_graph_binary(slow)) << what;
+    EXPECT_EQ(write_graph_text(fast), write_graph_text(slow)) << what;
+  };
+  same(kRichText, "rich");
+  for (FanoutForm form : {FanoutForm::Chains, FanoutForm::Weights, FanoutForm::Shapes})
+    same(write_graph_text(generate_fanout_graph(FanoutOptions{2000, form, 50})), "fan-out");
+  GenerateOptions cnn;
+  cnn.nodes = 500;
+  same(write_graph_text(generate_cnn_graph(cnn)), "cnn");
+  same("input x: float32[N, 3], k\nc = Const() {value = tensor(int64, [], [1])}\n"
+       "a = Add(x, c): float32[N, 3]\nb = Mul(a, x:0) {alpha = 0.5}\noutput b, a, x\n", "typed");
+  same("output b\ninput x\nb = Relu(a)\na = Neg(x)\n", "consumer first");
+  same("input x\ns, s:1 = Split(x)\nr = Add(s, s:1)\noutput r\n", "two outputs");
+  same("input x\n`a:1` = Relu(x)\nb = Neg(`a:1`)\noutput b\n", "a ':' in an id");
+  for (const char* bad : {"input x\na = Relu(x)\na = Neg(x)\n", "input x\na = Relu(x:1)\n",
+                          "input x\noutput y\n", "input x\na = Relu(b)\n", "input x, x\n",
+                          "input x\na = Relu(x)\noutput _\n", "x = Input(x)\n"}) {
+    std::string fast, slow;
+    try {
+      parse_graph_text(bad, "t.graph");
+    } catch (const Error& e) {
+      fast = e.pretty();
+    }
+    try {
+      textio::parse_graph_text_through_builder(bad, "t.graph");
+    } catch (const Error& e) {
+      slow = e.pretty();
+    }
+    EXPECT_FALSE(fast.empty()) << bad;
+    EXPECT_EQ(fast, slow) << bad;
+  }
 }
 
 // A graph from elsewhere (ONNX, JSON) may carry what the text cannot name: an element type
