@@ -83,55 +83,6 @@ const char* infix(const Term& t) {
   }
 }
 
-void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
-  switch (t.kind) {
-    case Term::Kind::Literal: put_value(o, t.literal); break;
-    case Term::Kind::Attr: o << Reg{p, t.reg} << '.' << t.key; break;
-    case Term::Kind::OpType: o << Reg{p, t.reg} << ".op_type"; break;
-    case Term::Kind::Value:
-      if (t.of_node) o << Reg{p, t.reg} << ':' << t.port;
-      else o << 'v' << t.reg;
-      break;
-    case Term::Kind::Variadic: o << p.variadics[t.reg].name << "..."; break;
-    case Term::Kind::Func:
-      if (const char* op = infix(t); op && t.args.size() == 2) {
-        o << '(';
-        put_term(o, p, t.args[0]);
-        o << ' ' << op << ' ';
-        put_term(o, p, t.args[1]);
-        o << ')';
-        break;
-      }
-      if (const char* op = infix(t); op && t.args.size() == 1) {
-        o << op;
-        put_term(o, p, t.args[0]);
-        break;
-      }
-      [[fallthrough]];
-    case Term::Kind::List: {
-      if (t.kind == Term::Kind::Func) o << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
-      o << (t.kind == Term::Kind::Func ? '(' : '[');
-      for (std::size_t i = 0; i < t.args.size(); ++i) {
-        if (i) o << ", ";
-        put_term(o, p, t.args[i]);
-      }
-      o << (t.kind == Term::Kind::Func ? ')' : ']');
-      break;
-    }
-  }
-}
-
-// "key op literal" or "key op n1(t).key" (the node before the key is the caller's).
-void put_attr_check(std::ostream& o, const MatchProgram& p, const AttrCheck& c) {
-  o << c.key << ' ' << cmp_name(c.cmp);
-  if (c.other_node >= 0) {
-    o << ' ' << Reg{p, static_cast<std::uint32_t>(c.other_node)} << '.' << c.other_key;
-  } else if (c.cmp != Cmp::Has && c.cmp != Cmp::Absent) {
-    o << ' ';
-    put_value(o, c.literal);
-  }
-}
-
 // Binding strength of an operator term for author_text (0: not an operator).
 int precedence(const Term& t) {
   if (t.kind != Term::Kind::Func) return 0;
@@ -156,48 +107,97 @@ const char* symbol(const Term& t) {
   }
 }
 
-void put_author(std::ostream& o, const MatchProgram& p, const Term& t) {
-  auto node = [&](std::uint32_t r) {
-    return r < p.node_names.size() && !p.node_names[r].empty() ? p.node_names[r] : "n" + std::to_string(r);
-  };
-  auto operand = [&](const Term& a, bool tighter) {
-    int pa = precedence(a), pt = precedence(t);
-    bool paren = pa && (pa < pt || (tighter && pa == pt));
-    if (paren) o << '(';
-    put_author(o, p, a);
-    if (paren) o << ')';
-  };
-  switch (t.kind) {
-    case Term::Kind::Literal: o << format_attr_value(t.literal); break;
-    case Term::Kind::Attr: o << node(t.reg) << '.' << t.key; break;
-    case Term::Kind::OpType: o << node(t.reg) << ".op_type"; break;
-    case Term::Kind::Value:
-      if (t.of_node) o << node(t.reg) << (t.port ? ":" + std::to_string(t.port) : std::string());
-      else o << (t.reg < p.value_names.size() && !p.value_names[t.reg].empty() ? p.value_names[t.reg] : "v" + std::to_string(t.reg));
-      break;
-    case Term::Kind::Variadic: o << p.variadics[t.reg].name << "..."; break;
-    case Term::Kind::Func:
-      if (precedence(t) && t.args.size() == 2) {
-        operand(t.args[0], false);
-        o << ' ' << symbol(t) << ' ';
-        operand(t.args[1], true);
+// One printer for the two listings of a term. The program listing (`graphfuse explain`'s dump)
+// names registers (`n0(conv)`), parenthesises every operator term and prints add/sub as calls;
+// the author listing (messages that quote a rule) uses the rule's own names, prints literals as
+// a rule writes them and parenthesises only where precedence needs it.
+class TermPrinter {
+ public:
+  enum class Style { Program, Author };
+  TermPrinter(std::ostream& o, const MatchProgram& p, Style s) : o_(o), p_(p), author_(s == Style::Author) {}
+
+  void put(const Term& t) {
+    switch (t.kind) {
+      case Term::Kind::Literal:
+        if (author_) o_ << format_attr_value(t.literal);
+        else put_value(o_, t.literal);
         break;
-      }
-      if (precedence(t) && t.args.size() == 1) {
-        o << symbol(t);
-        operand(t.args[0], false);
+      case Term::Kind::Attr: put_node(t.reg); o_ << '.' << t.key; break;
+      case Term::Kind::OpType: put_node(t.reg); o_ << ".op_type"; break;
+      case Term::Kind::Value: put_value_term(t); break;
+      case Term::Kind::Variadic: o_ << p_.variadics[t.reg].name << "..."; break;
+      case Term::Kind::Func:
+        if (const char* op = operator_symbol(t); op && t.args.size() == 2) {
+          if (!author_) o_ << '(';
+          put_operand(t, t.args[0], false);
+          o_ << ' ' << op << ' ';
+          put_operand(t, t.args[1], true);
+          if (!author_) o_ << ')';
+          break;
+        } else if (op && t.args.size() == 1) {
+          o_ << op;
+          put_operand(t, t.args[0], false);
+          break;
+        }
+        [[fallthrough]];
+      case Term::Kind::List:
+        if (t.kind == Term::Kind::Func) o_ << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
+        o_ << (t.kind == Term::Kind::Func ? '(' : '[');
+        for (std::size_t i = 0; i < t.args.size(); ++i) {
+          if (i) o_ << ", ";
+          put(t.args[i]);
+        }
+        o_ << (t.kind == Term::Kind::Func ? ')' : ']');
         break;
-      }
-      [[fallthrough]];
-    case Term::Kind::List:
-      if (t.kind == Term::Kind::Func) o << (t.fn == Fn::Native ? t.key.c_str() : fn_name(t.fn));
-      o << (t.kind == Term::Kind::Func ? '(' : '[');
-      for (std::size_t i = 0; i < t.args.size(); ++i) {
-        if (i) o << ", ";
-        put_author(o, p, t.args[i]);
-      }
-      o << (t.kind == Term::Kind::Func ? ')' : ']');
-      break;
+    }
+  }
+
+ private:
+  // The symbol this style prints between or before operands, or null for a call.
+  const char* operator_symbol(const Term& t) const { return author_ ? (precedence(t) ? symbol(t) : nullptr) : infix(t); }
+
+  void put_operand(const Term& parent, const Term& a, bool right) {
+    const int pa = precedence(a), pt = precedence(parent);
+    const bool paren = author_ && pa && (pa < pt || (right && pa == pt));
+    if (paren) o_ << '(';
+    put(a);
+    if (paren) o_ << ')';
+  }
+
+  void put_node(std::uint32_t r) {
+    if (!author_) o_ << Reg{p_, r};
+    else if (r < p_.node_names.size() && !p_.node_names[r].empty()) o_ << p_.node_names[r];
+    else o_ << 'n' << r;
+  }
+
+  void put_value_term(const Term& t) {
+    if (t.of_node) {
+      put_node(t.reg);
+      if (!author_ || t.port) o_ << ':' << t.port;
+    } else if (author_ && t.reg < p_.value_names.size() && !p_.value_names[t.reg].empty()) {
+      o_ << p_.value_names[t.reg];
+    } else {
+      o_ << 'v' << t.reg;
+    }
+  }
+
+  std::ostream& o_;
+  const MatchProgram& p_;
+  bool author_;
+};
+
+void put_term(std::ostream& o, const MatchProgram& p, const Term& t) {
+  TermPrinter(o, p, TermPrinter::Style::Program).put(t);
+}
+
+// "key op literal" or "key op n1(t).key" (the node before the key is the caller's).
+void put_attr_check(std::ostream& o, const MatchProgram& p, const AttrCheck& c) {
+  o << c.key << ' ' << cmp_name(c.cmp);
+  if (c.other_node >= 0) {
+    o << ' ' << Reg{p, static_cast<std::uint32_t>(c.other_node)} << '.' << c.other_key;
+  } else if (c.cmp != Cmp::Has && c.cmp != Cmp::Absent) {
+    o << ' ';
+    put_value(o, c.literal);
   }
 }
 
@@ -205,7 +205,7 @@ void put_author(std::ostream& o, const MatchProgram& p, const Term& t) {
 
 std::string author_text(const MatchProgram& p, const Term& t) {
   std::ostringstream o;
-  put_author(o, p, t);
+  TermPrinter(o, p, TermPrinter::Style::Author).put(t);
   return o.str();
 }
 
