@@ -33,11 +33,15 @@ namespace graphfuse {
 /// that searched and shifted the list was paid once per edge, making loads and rewrites
 /// quadratic). Up to kIndexFrom uses, the list is a plain array: erase searches and
 /// shifts at most that many. Past it, the list becomes Big: an array whose erased entries
-/// are left as holes (so the order of the others never changes, and nothing shifts) plus
-/// a hash index from use to position; once holes outnumber the uses, one pass compacts
-/// the array and rebuilds the index. Only such hubs pay for the index (about 16 bytes a
-/// use), so a graph without fan-out keeps its memory. Readers see the holes skipped
-/// (UseRange); nothing a const method does writes, so concurrent readers stay safe.
+/// are left as holes (so the order of the others never changes, and nothing shifts);
+/// once holes outnumber the uses, one pass compacts it in place. An erase looks for its
+/// use just past the previous erase and at the end first (where the rewriter's erases
+/// almost always are), and only then in a hash index from use to position, built when
+/// first needed and brought up to date lazily, so pushes only append and a hub erased
+/// in order touches memory sequentially (a 10^7-node graph's hubs no longer cost a
+/// cache miss per use). Only hubs erased out of order pay for the index (about 16 bytes
+/// a use). Readers see the holes skipped (UseRange); nothing a const method does
+/// writes, so concurrent readers stay safe.
 class UseList {
  public:
   /// Lists reaching this many uses switch to the indexed form.

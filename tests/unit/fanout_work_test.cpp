@@ -186,3 +186,58 @@ TEST(FanoutWork, RewriteOfChainsIsLinear) {
   EXPECT_LE(big, 12.0);
   EXPECT_LE(big, 1.5 * small + 1.0) << "4*10^4 nodes: " << small << ", 4*10^5: " << big;
 }
+
+// The list against a plain vector under mixed orders: erases in order, from the end, at
+// random, of absent uses, and pushes between them (including pushes onto positions that
+// trailing erases freed, whose old index slots go stale), across the switch to the
+// indexed form, compactions and index rebuilds.
+TEST(FanoutWork, UseListMatchesAPlainList) {
+  std::mt19937_64 rng(18);
+  for (int round = 0; round < 24; ++round) {
+    UseList list;
+    std::vector<Use> ref;
+    NodeId fresh = 0;
+    auto check = [&] {
+      std::vector<Use> got(list.view().begin(), list.view().end());
+      ASSERT_EQ(got, ref);
+      ASSERT_EQ(list.size(), ref.size());
+    };
+    std::size_t steps = 2000 + rng() % 20000, most = 0;
+    // Pushes outweigh erases by a little (the list wanders around a few hundred uses) or
+    // by more (it grows to thousands).
+    unsigned push_share = 52 + static_cast<unsigned>(round % 4) * 4;
+    for (std::size_t step = 0; step < steps; ++step) {
+      unsigned what = static_cast<unsigned>(rng() % 100);
+      most = std::max(most, ref.size());
+      if (ref.empty() || what < push_share) {
+        Use u{fresh++, static_cast<std::uint32_t>(rng() % 3)};
+        list.push(u);
+        ref.push_back(u);
+      } else if (what < push_share + 20) {  // the oldest use (in order)
+        list.erase(ref.front());
+        ref.erase(ref.begin());
+      } else if (what < push_share + 33) {  // the newest use
+        list.erase(ref.back());
+        ref.pop_back();
+      } else if (what < 98) {  // any use
+        std::size_t i = rng() % ref.size();
+        list.erase(ref[i]);
+        ref.erase(ref.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {  // a use the list does not have
+        list.erase(Use{fresh + 1, 0});
+      }
+      if (step % 97 == 0) check();
+    }
+    check();
+    ASSERT_GT(most, UseList::kIndexFrom) << "the list never took its indexed form";
+    // Drain in a shuffled order.
+    std::vector<Use> rest = ref;
+    std::shuffle(rest.begin(), rest.end(), rng);
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      list.erase(rest[i]);
+      ref.erase(std::find(ref.begin(), ref.end(), rest[i]));
+      if (i % 101 == 0) check();
+    }
+    check();
+  }
+}
