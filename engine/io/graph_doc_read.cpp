@@ -56,10 +56,14 @@ Graph GraphDocReader::finish(const DocRef* inputs, const DocRef* outputs, const 
     for (const auto& r : list(*outputs, [] { return std::string("`outputs`"); }))
       builder_.add_graph_output(value_ref(r, [] { return std::string("a graph output"); }));
   Graph g = builder_.build(src_.file);
-  if (props)
-    for (const YamlEntry& e : yaml_entries(*props, src_, "properties"))
-      g.properties().set(e.key, yaml_attr_value(e.value, src_, "property '" + e.key + "'"));
+  set_properties(g, props, src_);
   return g;
+}
+
+void set_properties(Graph& g, const DocRef* properties, const YamlSource& src) {
+  if (properties)
+    for (const YamlEntry& e : yaml_entries(*properties, src, "properties"))
+      g.properties().set(e.key, yaml_attr_value(e.value, src, "property '" + e.key + "'"));
 }
 
 // The `what` arguments below name the value in an error and are called only then: building
@@ -122,6 +126,83 @@ PendingNode GraphDocReader::node(const DocRef& n) {
     for (const YamlEntry& e : yaml_entries(*attrs, src_, what + ": attributes"))
       p.attrs.set(e.key, yaml_attr_value(e.value, src_, what + ": attribute '" + e.key + "'"));
   return p;
+}
+
+// The in-order reading keeps to node()'s rules; whatever node() would refuse is a
+// SchemaProblem (node() names it), and the messages' `what` texts are not built.
+void InOrderDocReader::add_node(const DocRef& n) {
+  static const std::string kLater;  // GraphDocReader names the value
+  if (!n.is_map()) throw SchemaProblem{};
+  enum { kId, kOp, kInputs, kAttrs, kTypes, kKeys };
+  DocRef part[kKeys];
+  bool seen[kKeys] = {};
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    DocRef k = *it;
+    DocRef v = *++it;
+    if (!k.is_scalar()) throw SchemaProblem{};
+    std::string_view key = k.scalar();
+    if (key == "outputs") throw GiveUp{};  // output names: GraphBuilder's
+    int i = key == "id" ? kId : key == "op_type" ? kOp : key == "inputs" ? kInputs
+          : key == "attributes" ? kAttrs : key == "types" ? kTypes : kKeys;
+    if (i == kKeys || seen[i]) throw SchemaProblem{};  // an unknown or repeated key
+    seen[i] = true;
+    part[i] = v;
+  }
+  auto name = [](const DocRef& r) {
+    if (!r.is_scalar() || r.scalar().empty()) throw SchemaProblem{};
+    return r.scalar();
+  };
+  if (!seen[kId] || !seen[kOp]) throw SchemaProblem{};
+  std::string id(name(part[kId]));
+  OpType op = op_type(name(part[kOp]));
+  inputs_.clear();
+  if (seen[kInputs]) {
+    if (!part[kInputs].is_seq()) throw SchemaProblem{};
+    for (const auto& r : part[kInputs]) {
+      // value_ref's rule: null or "" is an absent optional input.
+      if (r.is_null() || (r.is_scalar() && r.scalar().empty())) inputs_.push_back(ValueRef{});
+      else inputs_.push_back(builder_.resolve(name(r)));
+    }
+  }
+  const ValueType* type = nullptr;
+  ValueType t;
+  if (seen[kTypes]) {
+    if (!part[kTypes].is_seq() || part[kTypes].size() != 1) throw SchemaProblem{};
+    t = yaml_value_type(*part[kTypes].begin(), src_, kLater);
+    type = &t;
+  }
+  Attributes attrs;
+  if (seen[kAttrs])
+    for (const YamlEntry& e : yaml_entries(part[kAttrs], src_, kLater)) {
+      if (e.key.empty()) throw GiveUp{};  // GraphBuilder's graph check says so
+      attrs.set(e.key, yaml_attr_value(e.value, src_, kLater));
+    }
+  builder_.add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
+                    src_.loc(n), type);
+}
+
+OpType InOrderDocReader::op_type(std::string_view name) {
+  for (const auto& [known, op] : ops_)
+    if (known == name) return op;
+  OpType op = OpType::intern(name);
+  if (ops_.size() < 64) ops_.emplace_back(std::string(name), op);
+  return op;
+}
+
+Graph InOrderDocReader::finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties) {
+  auto names = [](const DocRef* list, const auto& take) {
+    if (!list->is_seq()) throw SchemaProblem{};
+    for (const auto& r : *list) {
+      if (!r.is_scalar() || r.scalar().empty()) throw SchemaProblem{};
+      take(r);
+    }
+  };
+  if (inputs) names(inputs, [&](const DocRef& r) { builder_.add_graph_input(r.scalar(), src_.loc(r)); });
+  else builder_.inputs_from_input_nodes();
+  if (outputs) names(outputs, [&](const DocRef& r) { builder_.add_graph_output(r.scalar()); });
+  Graph g = builder_.finish();
+  set_properties(g, properties, src_);
+  return g;
 }
 
 }  // namespace graphfuse::textio

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph_build.h"
+#include "graph_in_order.h"
 #include "json_tree.h"
 #include "yaml_values.h"
 
@@ -43,6 +44,34 @@ class GraphDocReader {
   GraphBuilder builder_;
   std::vector<std::string> input_ops_;  // Input nodes in file order, for a missing `inputs`
 };
+
+/// The node breaks the schema: GraphDocReader, reading the same text, says how.
+struct SchemaProblem {};
+
+/// The same schema read straight into the graph (InOrderBuilder) for files in producers-first
+/// order, one element of `nodes` at a time. Throws GiveUp where GraphDocReader could build
+/// something else (a later or named output, see graph_in_order.h), SchemaProblem where it
+/// would fail, or an Error of the typing rules; the caller then reads the file with
+/// GraphDocReader, which has every message.
+class InOrderDocReader {
+ public:
+  explicit InOrderDocReader(const YamlSource& src) : src_(src), builder_(src.file) {}
+
+  void add_node(const DocRef& n);
+  /// As GraphDocReader::finish.
+  Graph finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties);
+
+ private:
+  OpType op_type(std::string_view name);
+
+  const YamlSource& src_;
+  InOrderBuilder builder_;
+  std::vector<ValueRef> inputs_;
+  std::vector<std::pair<std::string, OpType>> ops_;  // op types met so far (interning takes a lock)
+};
+
+/// A mapping's `properties` set on the built graph (both readers').
+void set_properties(Graph& g, const DocRef* properties, const YamlSource& src);
 
 }  // namespace graphfuse::textio
 

@@ -1,28 +1,95 @@
-// The YAML graph reader: yaml-cpp's document copied into a DocTree, then the schema reader
-// shared with JSON (graph_doc_read.h). A .json file name goes to the JSON reader instead.
+// The YAML graph reader. First streamed (yaml_graph_events.h: yaml-cpp's parser events, one
+// element of `nodes` at a time) straight into the graph when the file is producers-first
+// (InOrderDocReader), or into GraphBuilder (GraphDocReader) when the in-order build gives
+// up. Anything else, and every error, reads the text as before: yaml-cpp's whole document
+// copied into a DocTree (under issue 16's alias bound), then the schema reader shared with
+// JSON (graph_doc_read.h), so graphs and messages stay that reading's. A .json file name
+// goes to the JSON reader instead.
 #include <yaml-cpp/depthguard.h>
 
 #include "graph_doc_read.h"
 #include "graph_json.h"
+#include "graph_yaml.h"
 #include "graphfuse/io.h"
+#include "yaml_graph_events.h"
 
 namespace graphfuse {
 
+namespace textio {
+
+namespace {
+
+/// yaml-cpp refused the text.
+[[noreturn]] void malformed(const YamlSource& src, const YAML::Exception& e) {
+  // yaml-cpp's own nesting bound (about 500 levels) says only "bad file".
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e)) src.fail(src.loc(e.mark), "malformed YAML/JSON: values nested too deeply");
+  src.fail(src.loc(e.mark), "malformed YAML/JSON: " + e.msg);
+}
+
+/// The whole document at once: the reading every message comes from.
+Graph read_whole(const YamlSource& src) {
+  DocTree tree;
+  DocRef root;
+  try {
+    YAML::Node doc = YAML::Load(std::string(src.text));
+    root = DocRef(&tree, copy_yaml(doc, tree, src));
+  } catch (const YAML::Exception& e) {
+    malformed(src, e);
+  }
+  return with_source_line(src, [&] { return GraphDocReader(src).read(root); });
+}
+
+/// The streamed reading into `reader` (InOrderDocReader or GraphDocReader).
+template <class Reader>
+Graph read_streamed(const YamlSource& src) {
+  Reader reader(src);
+  YamlGraphEvents doc;
+  doc.read(src, [&](const DocRef& n) { reader.add_node(n); });
+  return reader.finish(doc.inputs(), doc.outputs(), doc.properties());
+}
+
+/// The streamed reading `how`, nullopt where it stops: any other reason than the in-order
+/// build's (GiveUp) would stop the GraphBuilder reading too, and the whole reading then
+/// says what is wrong. Malformed text is reported at once.
+std::optional<Graph> try_streamed(const YamlSource& src, YamlReading how, bool& gave_up) {
+  gave_up = false;
+  try {
+    if (how == YamlReading::InOrder) return read_streamed<InOrderDocReader>(src);
+    return read_streamed<GraphDocReader>(src);
+  } catch (const YAML::Exception& e) {
+    // The same parser over the same text: the whole reading would stop here too, before
+    // it looks at any value, with this message (and a fuzzer's malformed inputs are not
+    // parsed twice).
+    malformed(src, e);
+  } catch (const GiveUp&) {
+    gave_up = true;
+  } catch (const ReadWhole&) {
+  } catch (const SchemaProblem&) {
+  } catch (const std::exception&) {  // an Error, or anything the whole reading may report first
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Graph> parse_graph_yaml_as(std::string_view text, const std::string& file, YamlReading how) {
+  YamlSource src{file, text};
+  if (how == YamlReading::Whole) return read_whole(src);
+  bool gave_up = false;
+  return try_streamed(src, how, gave_up);
+}
+
+}  // namespace textio
+
 Graph parse_graph_yaml(std::string_view text, const std::string& file) {
+  using textio::YamlReading;
   if (file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0) return textio::parse_graph_json(text, file);
   textio::YamlSource src{file, text};
-  textio::DocTree tree;
-  textio::DocRef root;
-  try {
-    YAML::Node doc = YAML::Load(std::string(text));
-    root = textio::DocRef(&tree, textio::copy_yaml(doc, tree, src));
-  } catch (const YAML::DeepRecursion& e) {
-    // yaml-cpp's own nesting bound (about 500 levels) says only "bad file".
-    src.fail(src.loc(e.mark), "malformed YAML/JSON: values nested too deeply");
-  } catch (const YAML::Exception& e) {
-    src.fail(src.loc(e.mark), "malformed YAML/JSON: " + e.msg);
-  }
-  return textio::with_source_line(src, [&] { return textio::GraphDocReader(src).read(root); });
+  bool gave_up = false;
+  if (auto g = textio::try_streamed(src, YamlReading::InOrder, gave_up)) return std::move(*g);
+  if (gave_up)
+    if (auto g = textio::try_streamed(src, YamlReading::Builder, gave_up)) return std::move(*g);
+  return textio::read_whole(src);
 }
 
 }  // namespace graphfuse

@@ -60,11 +60,7 @@ std::uint32_t YamlCopy::copy(const YAML::Node& n, int depth) {
                                         : DocTree::Kind::Null;
   std::uint32_t self = tree.add(kind, DocTree::at_line(m.line, m.column));
   if (kind == DocTree::Kind::Scalar) {
-    tree.node(self).text = tree.keep(n.Scalar());
-    // yaml-cpp's tags: "?" a plain scalar, "!" a quoted one, anything else written out.
-    const std::string& tag = n.Tag();
-    if (tag == "!") tree.node(self).style = DocTree::Style::Quoted;
-    else if (tag != "?") tree.set_tag(self, tag);
+    set_yaml_scalar(tree, self, n.Scalar(), n.Tag());
   } else if (kind == DocTree::Kind::Seq) {
     for (const auto& e : n) tree.append(self, copy(e, depth + 1));
   } else if (kind == DocTree::Kind::Map) {
@@ -77,6 +73,13 @@ std::uint32_t YamlCopy::copy(const YAML::Node& n, int depth) {
 }
 
 }  // namespace
+
+void set_yaml_scalar(DocTree& tree, std::uint32_t self, const std::string& value, const std::string& tag) {
+  tree.node(self).text = tree.keep(value);
+  // yaml-cpp's tags: "?" a plain scalar, "!" a quoted one, anything else written out.
+  if (tag == "!") tree.node(self).style = DocTree::Style::Quoted;
+  else if (tag != "?") tree.set_tag(self, tag);
+}
 
 std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree, const YamlSource& src) {
   YamlCopy c{tree, src, std::min<std::size_t>(yaml_value_limit(src.text.size()), DocTree::kMaxValues)};

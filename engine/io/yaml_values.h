@@ -47,6 +47,10 @@ constexpr std::size_t yaml_value_limit(std::size_t bytes) {
 /// yaml_value_limit(src.text.size()) values or nests deeper than kMaxNesting.
 std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree, const YamlSource& src);
 
+/// Makes tree node `self` the scalar `value` that yaml-cpp read with `tag` ("?" plain, "!"
+/// quoted, anything else an explicit tag): the copy's rule, shared with the streaming read.
+void set_yaml_scalar(DocTree& tree, std::uint32_t self, const std::string& value, const std::string& tag);
+
 /// An attribute value from YAML or JSON: plain scalars are int, float ('.' or exponent, also
 /// .inf/.nan/NaN/Infinity), bool (true/false) or else string; quoted scalars are strings;
 /// sequences are lists of one kind (ints and floats mix to floats, [] is ints); mappings
