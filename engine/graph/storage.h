@@ -218,7 +218,10 @@ class IdIndex {
   template <class Same, class Alive>
   NodeId insert_bulk(std::span<const std::uint32_t> hashes, NodeId first, const Same& same, const Alive& alive) {
     std::size_t n = hashes.size();
-    if ((used_ + n) * 4 > slots_.size() * 3) rehash_(live_ + n, alive);
+    // Grown geometrically, as insert() grows it: a loader that files its ids in many small
+    // batches without reserve() (the streamed YAML reader: one batch per id-cache miss)
+    // rehashed the whole table at almost every batch, quadratic in the nodes.
+    if ((used_ + n) * 4 > slots_.size() * 3) rehash_(std::max(live_ + n, 2 * live_), alive);
     // About 52 KiB of table a bucket at 10^7 ids: 2048 buckets.
     unsigned bits = std::clamp(static_cast<int>(std::bit_width(n)) - 13, 1, 12);
     std::vector<std::size_t> start((std::size_t{1} << bits) + 1, 0);
