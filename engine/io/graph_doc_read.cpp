@@ -178,7 +178,7 @@ void InOrderDocReader::add_node(const DocRef& n) {
       attrs.set(e.key, yaml_attr_value(e.value, src_, kLater));
     }
   builder_.add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
-                    src_.loc(n), type);
+                    src_.loc(n), {}, type ? std::span<const ValueType>(type, 1) : std::span<const ValueType>());
 }
 
 OpType InOrderDocReader::op_type(std::string_view name) {
@@ -199,7 +199,7 @@ Graph InOrderDocReader::finish(const DocRef* inputs, const DocRef* outputs, cons
   };
   if (inputs) names(inputs, [&](const DocRef& r) { builder_.add_graph_input(r.scalar(), src_.loc(r)); });
   else builder_.inputs_from_input_nodes();
-  if (outputs) names(outputs, [&](const DocRef& r) { builder_.add_graph_output(r.scalar()); });
+  if (outputs) names(outputs, [&](const DocRef& r) { builder_.add_graph_output(builder_.resolve(r.scalar())); });
   Graph g = builder_.finish();
   set_properties(g, properties, src_);
   return g;

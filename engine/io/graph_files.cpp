@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "graphfuse/io.h"
+#include "io/file_map.h"
 #include "io/format_hooks.h"
 #include "io/graph_json.h"
 
@@ -140,19 +141,38 @@ void write_file_atomic(const std::string& path, std::span<const std::string> pie
   write_pieces_atomic(path, views);
 }
 
+namespace {
+
+/// Runs read(text, readable) on the file's bytes: mapped when the file can be (no copy;
+/// kJsonPadding readable past the end), else read whole (read_file, which also reports
+/// why a file cannot be read).
+template <class Read>
+Graph with_file_text(const std::string& path, const Read& read) {
+  if (auto mapped = textio::MappedFile::open(path, textio::kJsonPadding))
+    return read(mapped->text(), mapped->readable());
+  std::string text = read_file(path);
+  return read(std::string_view(text), text.capacity());
+}
+
+}  // namespace
+
 Graph load_graph(const std::string& path) {
   Graph g;
   switch (format_for_path(path)) {
-    case GraphFormat::Text: g = parse_graph_text(read_file(path), path); break;
-    case GraphFormat::Yaml: g = parse_graph_yaml(read_file(path), path); break;
-    case GraphFormat::Json: {
-      std::string text = read_file(path);
-      g = textio::parse_graph_json(text, path, text.capacity());
+    case GraphFormat::Text:
+      g = with_file_text(path, [&](std::string_view text, std::size_t) { return parse_graph_text(text, path); });
       break;
-    }
+    case GraphFormat::Yaml: g = parse_graph_yaml(read_file(path), path); break;
+    case GraphFormat::Json:
+      g = with_file_text(path, [&](std::string_view text, std::size_t readable) {
+        return textio::parse_graph_json(text, path, readable);
+      });
+      break;
     case GraphFormat::Onnx: g = onnx_or_fail(path).load(path); break;
     case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
-    case GraphFormat::Binary: g = parse_graph_binary(read_file(path), path); break;
+    case GraphFormat::Binary:
+      g = with_file_text(path, [&](std::string_view bytes, std::size_t) { return parse_graph_binary(bytes, path); });
+      break;
   }
   g.source_file = path;
   return g;

@@ -32,8 +32,7 @@ std::uint64_t quick_hash(std::string_view s) {
   return h;
 }
 
-NodeId InOrderBuilder::find(std::string_view id) {
-  auto hash = static_cast<std::uint32_t>(quick_hash(id));
+NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
   Recent& r = recent_[hash & ((std::size_t{1} << kRecentBits) - 1)];
   if (r.node != kNoNode && r.hash == hash && g_.node(r.node).id == id) return r.node;
   // find() files the ids added since the last miss in one batch; adding goes on in bulk.
@@ -45,34 +44,109 @@ NodeId InOrderBuilder::find(std::string_view id) {
 }
 
 ValueRef InOrderBuilder::resolve(std::string_view name) {
-  // GraphBuilder's order: a node id, an output name (the in-order build takes no named
-  // outputs), then `id:k`.
-  if (NodeId n = find(name); n != kNoNode) return ValueRef{n, 0};
+  // GraphBuilder's order: a node id, an output name, then `id:k`. An output name is looked
+  // at before the graph's id index (a miss there ends a bulk batch): were it also a node's
+  // id, GraphBuilder would refuse the file, and finish() gives up.
+  auto hash = static_cast<std::uint32_t>(quick_hash(name));
+  if (!named_.empty()) {
+    // Like ids, names are mostly of a little earlier outputs: the recent ones first.
+    RecentName& r = recent_named_[hash & ((std::size_t{1} << kRecentBits) - 1)];
+    if (r.v.node != kNoNode && r.hash == hash && name_of(r.v) == name) return r.v;
+    if (const ValueRef* v = named(name, hash)) {
+      r = RecentName{hash, *v};
+      return *v;
+    }
+  }
+  if (NodeId n = find(name, hash); n != kNoNode) return ValueRef{n, 0};
   std::string base;
   std::uint32_t port = 0;
   if (!split_port(name, base, port)) throw GiveUp{};
-  NodeId n = find(base);
-  if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
+  ValueRef v = resolve_port(base, port);
   // A later node with this very id would be what GraphBuilder resolves it to.
   by_port_.emplace_back(name);
+  return v;
+}
+
+ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
+  NodeId n = find(id, static_cast<std::uint32_t>(quick_hash(id)));
+  if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
   return ValueRef{n, port};
 }
 
 void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
-                              SourceLoc loc, const ValueType* type) {
+                              SourceLoc loc, std::span<std::string> output_names,
+                              std::span<const ValueType> types) {
   static const OpType kInputOp = OpType::intern(ops::kInput);  // name() would take the intern lock
   if (op == kInputOp) {
     if (!inputs.empty()) throw GiveUp{};  // GraphBuilder's error
     input_nodes_.push_back(g_.capacity());
   }
+  auto count = static_cast<std::uint32_t>(std::max<std::size_t>(1, output_names.size()));
+  if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
   auto hash = static_cast<std::uint32_t>(quick_hash(id));
-  NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), 1, std::move(loc));
-  if (type) g_.output_infos(n)[0].type = *type;
+  NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
+  if (!output_names.empty()) name_outputs(n, output_names);
+  // Only types that say something: touching an output's entry gives the node a list of
+  // them (as GraphBuilder::build).
+  for (std::size_t k = 0; k < types.size(); ++k)
+    if (!(types[k] == ValueType{})) g_.output_infos(n)[k].type = types[k];
   recent_[hash & ((std::size_t{1} << kRecentBits) - 1)] = Recent{hash, n};
 }
 
+void InOrderBuilder::name_outputs(NodeId n, std::span<std::string> names) {
+  const std::string& id = g_.node(n).id;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::string& name = names[k];
+    // An output named like its default (`id`, `id:k`) is an unnamed one (GraphBuilder::add_node).
+    if (name.empty() || name == (k == 0 ? id : id + ":" + std::to_string(k))) continue;
+    g_.output_infos(n)[k].name = std::move(name);
+    // Named twice: GraphBuilder's error.
+    if (!add_named(ValueRef{n, static_cast<std::uint32_t>(k)})) throw GiveUp{};
+  }
+}
+
+const ValueRef* InOrderBuilder::named(std::string_view name, std::uint32_t h) const {
+  std::size_t mask = named_slots_.size() - 1;
+  for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+    std::uint64_t s = named_slots_[at];
+    if (!s) return nullptr;
+    const ValueRef& v = named_[static_cast<std::size_t>(s & 0xffffffffu) - 1];
+    if ((s >> 32) == h && name_of(v) == name) return &v;
+  }
+}
+
+bool InOrderBuilder::add_named(ValueRef v) {
+  if (2 * (named_.size() + 1) > named_slots_.size()) {
+    // At most half full: probes stay short. The first name sizes the table for as many
+    // names as nodes (ONNX imports name every value); regrown from the names, which the
+    // graph keeps.
+    std::size_t cap = std::max<std::size_t>(64, 4 * named_slots_.size());
+    while (cap < 2 * reserved_) cap *= 2;
+    named_slots_.assign(cap, 0);
+    recent_named_.resize(std::size_t{1} << kRecentBits);
+    for (std::size_t i = 0; i < named_.size(); ++i) {
+      auto h = static_cast<std::uint32_t>(quick_hash(name_of(named_[i])));
+      std::size_t at = h & (cap - 1);
+      while (named_slots_[at]) at = (at + 1) & (cap - 1);
+      named_slots_[at] = std::uint64_t{h} << 32 | (i + 1);
+    }
+  }
+  std::string_view name = name_of(v);
+  auto h = static_cast<std::uint32_t>(quick_hash(name));
+  std::size_t mask = named_slots_.size() - 1;
+  std::size_t at = h & mask;
+  for (; named_slots_[at]; at = (at + 1) & mask) {
+    std::uint64_t s = named_slots_[at];
+    if ((s >> 32) == h && name_of(named_[static_cast<std::size_t>(s & 0xffffffffu) - 1]) == name) return false;
+  }
+  named_.push_back(v);
+  named_slots_[at] = std::uint64_t{h} << 32 | named_.size();
+  recent_named_[h & ((std::size_t{1} << kRecentBits) - 1)] = RecentName{h, v};
+  return true;
+}
+
 void InOrderBuilder::add_graph_input(std::string_view name, const SourceLoc& loc) {
-  NodeId n = find(name);
+  NodeId n = find(name, static_cast<std::uint32_t>(quick_hash(name)));
   if (n == kNoNode) n = g_.add_node(std::string(name), OpType::intern(ops::kInput), {}, {}, 1, loc);
   if (!checks::graph_input_op_problem(g_.node(n).id, g_.op(n).name()).empty()) throw GiveUp{};
   for (NodeId seen : graph_inputs_)
@@ -90,21 +164,22 @@ void InOrderBuilder::inputs_from_input_nodes() {
   }
 }
 
-void InOrderBuilder::add_graph_output(std::string_view name) {
-  if (NodeId n = find(name); n != kNoNode) return g_.add_output(ValueRef{n, 0});
-  std::string base;
-  std::uint32_t port = 0;
-  NodeId n = split_port(name, base, port) ? find(base) : kNoNode;
-  if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
-  g_.add_output(ValueRef{n, port});
-}
-
 Graph InOrderBuilder::finish() {
   g_.set_inputs_list(graph_inputs_);
   try {
     g_.end_bulk();  // a duplicate id: GraphBuilder names the second definition
     for (const std::string& name : by_port_)
       if (g_.find(name)) throw GiveUp{};
+    // GraphBuilder::index_output_names refuses an output name that is a node's id or the
+    // default name (`id:k`) of a node's output, wherever that node is in the file.
+    std::string base;
+    std::uint32_t port = 0;
+    // With the duplicate names refused as they came, that is all Graph::validate_value_names
+    // would check of them.
+    for (ValueRef v : named_) {
+      std::string_view name = name_of(v);
+      if (g_.find(name) || (split_port(name, base, port) && g_.find(base))) throw GiveUp{};
+    }
   } catch (const Error&) {
     throw GiveUp{};
   }

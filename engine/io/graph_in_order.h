@@ -7,9 +7,15 @@
 // Why: GraphBuilder keeps every node as written (strings, references, positions) until the
 // file ends, then indexes, orders and copies them: at 10^6 nodes that was four fifths of a
 // JSON load and most of its peak memory.
+//
+// Named outputs (ONNX imports name every value) are taken as GraphBuilder takes them: a
+// reference is a node id, else an output name, else `id:k`. Whether an output name clashes
+// with an id or a default name depends on nodes further on, so that is checked at the end
+// (finish), where GraphBuilder would have refused the file.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +31,7 @@ struct GiveUp {};
 /// readers' caches; std::hash's byte loop was a few percent of a 10^6-node load.
 std::uint64_t quick_hash(std::string_view s);
 struct QuickHash {
+  using is_transparent = void;  // looks up string_views in maps keyed by strings
   std::size_t operator()(std::string_view s) const { return quick_hash(s); }
 };
 
@@ -33,25 +40,34 @@ class InOrderBuilder {
   explicit InOrderBuilder(const std::string& file);
 
   /// Room for `n` nodes.
-  void reserve(std::size_t n) { g_.reserve(n); }
-  /// The value a reference names among the nodes added so far: a node id (port 0), or
-  /// `id:k`. GiveUp when it names nothing yet (a later node, an output name or an error).
+  void reserve(std::size_t n) {
+    g_.reserve(n);
+    reserved_ = n;
+  }
+  /// The value a reference names among the nodes added so far, in GraphBuilder's order: a
+  /// node id (port 0), an output name, or `id:k`. GiveUp when it names nothing yet (a
+  /// later node, an error).
   ValueRef resolve(std::string_view name);
-  /// Adds the next node (one output; `type`, when not null, is its type).
+  /// Output `port` of node `id` (.graph's `id:k` written apart: no output names looked at).
+  ValueRef resolve_port(std::string_view id, std::uint32_t port);
+  /// Adds the next node. `output_names` has one entry per output ("" for the default name;
+  /// empty: one output); `types`, when not empty, one per output (a default ValueType
+  /// says nothing).
   void add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs, SourceLoc loc,
-                const ValueType* type);
+                std::span<std::string> output_names, std::span<const ValueType> types);
   /// After the nodes, as GraphDocReader::finish: `inputs` names the graph inputs (a name
   /// that is no node becomes an Input node); without `inputs`, the Input nodes in file order.
   void add_graph_input(std::string_view name, const SourceLoc& loc);
   void inputs_from_input_nodes();
-  void add_graph_output(std::string_view name);
-  /// The graph, checked as GraphBuilder::build checks it. (Graph::validate_value_names is
-  /// not needed: the in-order build takes no output names, the readers give up on an
-  /// empty id or attribute name.)
+  void add_graph_output(ValueRef v) { g_.add_output(v); }
+  /// The graph, checked as GraphBuilder::build checks it (the readers give up on an empty
+  /// id or attribute name, which its Graph::validate_value_names would refuse).
   Graph finish();
 
  private:
-  NodeId find(std::string_view id);
+  /// `hash`: quick_hash(id), cut to 32 bits.
+  NodeId find(std::string_view id, std::uint32_t hash);
+  void name_outputs(NodeId n, std::span<std::string> names);
 
   Graph g_;
   // The last node added under each hash slot: a reference is nearly always to a node a
@@ -66,6 +82,21 @@ class InOrderBuilder {
   std::vector<NodeId> input_nodes_;   // Input nodes in file order
   std::vector<NodeId> graph_inputs_;
   std::vector<std::string> by_port_;  // names read as `id:k`: no node may be called that
+  // Output names other than the default, each the name of outputs[port] of its node:
+  // open addressing over (32-bit hash, index + 1) slots into named_. A node-based map of
+  // 10^6 names cost more than the rest of the load.
+  const ValueRef* named(std::string_view name, std::uint32_t hash) const;
+  /// Files output v's name; false when that name is taken.
+  bool add_named(ValueRef v);
+  std::string_view name_of(ValueRef v) const { return g_.node(v.node).outputs[v.port].name; }
+  std::vector<ValueRef> named_;
+  std::vector<std::uint64_t> named_slots_;
+  struct RecentName {
+    std::uint32_t hash = 0;
+    ValueRef v{kNoNode, 0};
+  };
+  std::vector<RecentName> recent_named_;  // as recent_, for output names
+  std::size_t reserved_ = 0;
 };
 
 }  // namespace graphfuse::textio

@@ -158,9 +158,8 @@ class JsonWalk {
   }
 
   /// read_node's rules, the node going straight into the graph: references are resolved
-  /// now, attribute sets and types written alike are read once (graphs repeat a few of
-  /// them a million times), and whatever read_node would hand GraphBuilder that the
-  /// in-order build does not take (named outputs) gives up.
+  /// now, and attribute sets and type lists written alike are read once (graphs repeat a
+  /// few of them a million times).
   void read_node_in_order(od::value& v) {
     static const std::string kLater;  // the slow path names the value
     std::string_view tok = trim_end(v.raw_json_token());
@@ -171,8 +170,9 @@ class JsonWalk {
     std::string id;
     OpType op;
     inputs_.clear();
+    output_names_.clear();
     Attributes attrs;
-    const ValueType* type = nullptr;
+    const std::vector<ValueType>* types = nullptr;
     for (auto field : obj) {
       od::field f = take(std::move(field));
       od::value fv = f.value();
@@ -192,12 +192,21 @@ class JsonWalk {
           inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text));
         }
       } else if (bit == 8) {
-        throw GiveUp{};
+        std::string_view first = trim_end(fv.raw_json_token());
+        if (first.empty() || first[0] != '[') throw Stop{};
+        od::array arr = take(fv.get_array());
+        for (auto element : arr) {
+          od::value e = take(std::move(element));
+          output_names_.push_back(name(e));
+        }
+        if (output_names_.empty()) throw Stop{};
       } else if (bit == 16) {
-        type = &cached(type_cache_, fv, [&](od::value& x) {
-          DocRef types(&node_tree_, convert(node_tree_, x, 3));
-          if (!types.is_seq() || types.size() != 1) throw Stop{};
-          return yaml_value_type(*types.begin(), src_, kLater);
+        types = &cached(type_cache_, fv, [&](od::value& x) {
+          DocRef list(&node_tree_, convert(node_tree_, x, 3));
+          if (!list.is_seq()) throw Stop{};
+          std::vector<ValueType> out;
+          for (const auto& t : list) out.push_back(yaml_value_type(t, src_, kLater));
+          return out;
         });
       } else {
         attrs = cached(attr_cache_, fv, [&](od::value& x) {
@@ -208,8 +217,10 @@ class JsonWalk {
       }
     }
     if (!(seen & 1) || !(seen & 2)) throw Stop{};
+    if (types && types->size() != std::max<std::size_t>(1, output_names_.size())) throw Stop{};
     in_order_->add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
-                        std::move(at), type);
+                        std::move(at), output_names_,
+                        types ? std::span<const ValueType>(*types) : std::span<const ValueType>());
   }
 
   /// The interned op type a name stands for; the few distinct ones are looked up here
@@ -243,7 +254,7 @@ class JsonWalk {
   template <class T>
   T& scratch_value() {
     if constexpr (std::is_same_v<T, Attributes>) return scratch_attrs_;
-    else return scratch_type_;
+    else return scratch_types_;
   }
 
   /// The text of the object or array starting at p, when it closes within kMaxSpan bytes;
@@ -279,7 +290,7 @@ class JsonWalk {
     }
     if (outputs) {
       if (!outputs->is_seq()) throw GiveUp{};
-      for (const auto& r : *outputs) in_order_->add_graph_output(name_of(r));
+      for (const auto& r : *outputs) in_order_->add_graph_output(in_order_->resolve(name_of(r)));
     }
     Graph g = in_order_->finish();
     if (props)
@@ -519,9 +530,10 @@ class JsonWalk {
   std::vector<ValueRef> inputs_;
   std::vector<std::pair<std::string, OpType>> ops_;
   std::unordered_map<std::string_view, Attributes, QuickHash> attr_cache_;
-  std::unordered_map<std::string_view, ValueType, QuickHash> type_cache_;
+  std::unordered_map<std::string_view, std::vector<ValueType>, QuickHash> type_cache_;
+  std::vector<std::string> output_names_;
   Attributes scratch_attrs_;
-  ValueType scratch_type_;
+  std::vector<ValueType> scratch_types_;
 };
 
 /// The slow path's last word when the whole-document reading found nothing wrong where

@@ -40,8 +40,7 @@ class TextReader {
     // so the builder's nodes reuse its memory (a 10^6-node file's trees took about 1 GB).
     parse_statements(text, origin_, [this](Statement& s) { statement(s); });
     if (!in_order_) return builder_.build(origin_.file);
-    for (const PendingRef& r : outputs_)
-      in_order_->add_graph_output(r.port >= 0 ? r.name + ":" + std::to_string(r.port) : r.name);
+    for (const PendingRef& r : outputs_) in_order_->add_graph_output(in_order_ref(r));
     return in_order_->finish();
   }
 
@@ -80,7 +79,7 @@ class TextReader {
           PendingRef r = ref(v, "an output");
           if (!in_order_) builder_.add_graph_output(std::move(r));
           else if (r.absent) throw textio::GiveUp{};
-          else outputs_.push_back(checked_name(r));
+          else outputs_.push_back(std::move(r));
         }
         break;
       case Statement::Kind::Bind: bind(s); break;
@@ -132,32 +131,22 @@ class TextReader {
     builder_.add_graph_input(PendingRef{t.name, -1, false, origin_.map(t.pos)});
   }
 
-  /// The in-order build keeps GraphBuilder's result only where no name has a ':' (a
-  /// reference `a:1` must not meet a node called "a:1", which GraphBuilder treats apart).
-  static const PendingRef& checked_name(const PendingRef& r) {
-    if (r.name.find(':') != std::string::npos) throw textio::GiveUp{};
-    return r;
+  /// What a reference names, as GraphBuilder resolves it: `id:k` written apart (unquoted)
+  /// is output k of node `id`; a name alone is an id, an output name, or `id:k`.
+  ValueRef in_order_ref(const PendingRef& r) {
+    return r.port >= 0 ? in_order_->resolve_port(r.name, static_cast<std::uint32_t>(r.port)) : in_order_->resolve(r.name);
   }
 
-  /// Node n straight into the graph: its references are to nodes above it, and it has one
-  /// output under its default name; anything else gives up.
+  /// Node n straight into the graph: its references are to nodes above it; anything else
+  /// gives up.
   void add_in_order(PendingNode n) {
-    if (!n.output_names.empty() || n.id.find(':') != std::string::npos || n.op.empty()) throw textio::GiveUp{};
+    if (n.op.empty()) throw textio::GiveUp{};
     std::vector<ValueRef> ins;
     ins.reserve(n.inputs.size());
-    for (const PendingRef& r : n.inputs) {
-      if (r.absent) {
-        ins.emplace_back();
-        continue;
-      }
-      // One output a node here, so `x:1` names none: GraphBuilder's error. The id alone,
-      // with no ':' in it, resolves to the node or gives up.
-      if (r.port > 0) throw textio::GiveUp{};
-      ins.push_back(in_order_->resolve(checked_name(r).name));
-    }
+    for (const PendingRef& r : n.inputs) ins.push_back(r.absent ? ValueRef{} : in_order_ref(r));
     if (n.op != last_op_name_) op_ = OpType::intern(n.op), last_op_name_ = n.op;
-    const ValueType* type = !n.output_types.empty() && !(n.output_types[0] == ValueType{}) ? &n.output_types[0] : nullptr;
-    in_order_->add_node(std::move(n.id), op_, std::move(ins), std::move(n.attrs), std::move(n.loc), type);
+    in_order_->add_node(std::move(n.id), op_, std::move(ins), std::move(n.attrs), std::move(n.loc), n.output_names,
+                        n.output_types);
   }
 
   PendingRef ref(const Expr& e, const char* what) const {

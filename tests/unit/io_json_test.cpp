@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -146,6 +149,87 @@ TEST(IoJson, InOrderBuildGivesGraphBuildersGraph) {
                              "g.json");
   EXPECT_TRUE(g.node(*g.find("a")).attrs.shares_with(g.node(*g.find("b")).attrs));
   EXPECT_EQ(*g.node(*g.find("b")).attrs.get_if<std::int64_t>("k19"), 19);
+}
+
+TEST(IoJson, InOrderBuildTakesNamedOutputs) {
+  // As ONNX imports write them: every value named, references by output name, `id:k`
+  // beside names, a name equal to the default one, types for each output.
+  std::string big = "{";
+  for (int k = 0; k < 20; ++k) big += std::string(k ? ", " : "") + "\"k" + std::to_string(k) + "\": " + std::to_string(k);
+  big += "}";
+  std::string named = R"({"inputs": ["x"], "outputs": ["/r/out", "s:1", "q"], "nodes": [
+    {"id": "x", "op_type": "Input", "outputs": ["x"], "types": [{"dtype": "float32", "shape": [2, 4]}]},
+    {"id": "/w", "op_type": "Const", "outputs": ["w:0"], "attributes": )" + big + R"(},
+    {"id": "s", "op_type": "Split", "inputs": ["x"], "outputs": ["p", "q"],
+     "types": [{"dtype": "float32"}, {"dtype": "float32", "shape": [1, 4]}]},
+    {"id": "/c", "op_type": "MatMul", "inputs": ["p", "w:0", "s:1"], "outputs": ["/c/out"], "attributes": )" + big + R"(},
+    {"id": "/r", "op_type": "Relu", "inputs": ["/c/out", null], "outputs": ["/r/out"]}]})";
+  expect_same_as_builder(named);
+  // The in-order build ran: the big attribute sets are shared (GraphBuilder reads each).
+  Graph g = parse_graph_yaml(named, "g.json");
+  EXPECT_TRUE(g.node(*g.find("/w")).attrs.shares_with(g.node(*g.find("/c")).attrs));
+  EXPECT_EQ(g.node(*g.find("s")).outputs[1].name, "q");
+  EXPECT_EQ(g.node(*g.find("/w")).outputs[0].name, "w:0");
+  // A reference to a later output name (read through GraphBuilder, which orders the nodes).
+  expect_same_as_builder(R"({"nodes": [{"id": "b", "op_type": "Relu", "inputs": ["a/out"]},
+    {"id": "a", "op_type": "Input", "outputs": ["a/out"]}]})");
+  // What GraphBuilder refuses comes out as ever: an output name that is a node's id
+  // (further on, or its own at output 1), a default name of another node's output, a name
+  // taken twice, a `types` list of the wrong length.
+  // (error_of: these messages name the file twice, so yaml-cpp's differ.)
+  auto err = [](const std::string& t) {
+    std::string e = error_of(t, "g.json");
+    return e.substr(0, e.find(" | "));
+  };
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Input", "outputs": ["b"]}, {"id": "b", "op_type": "Relu", "inputs": ["b"]}]})"),
+            "g.json:1:12: node 'a': output name 'b' clashes with the id of node 'b' at g.json:1:63");
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Split", "outputs": ["p", "a"]}]})"),
+            "g.json:1:12: node 'a': output name 'a' clashes with the id of node 'a' at g.json:1:12");
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "b", "op_type": "Relu", "inputs": ["a"], "outputs": ["a:1"]}]})"),
+            "g.json:1:45: node 'b': output name 'a:1' clashes with the default name of output 1 of node 'a'");
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Input", "outputs": ["v"]}, {"id": "b", "op_type": "Relu", "outputs": ["v"]}]})"),
+            "g.json:1:63: node 'b': output name 'v' is already an output of node 'a'");
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Split", "outputs": ["p", "q"], "types": [{"dtype": "float32"}]}]})"),
+            "g.json:1:76: node 'a': `types` has 1 entries for 2 output(s)");
+  EXPECT_EQ(err(R"({"nodes": [{"id": "a", "op_type": "Input", "outputs": []}]})"),
+            "g.json:1:55: node 'a': `outputs` must name at least one output");
+}
+
+TEST(IoJson, MappedFilesReadUpToTheirLastByte) {
+  // load_graph maps a file and lets the reader look 64 bytes past its end: files that end
+  // just before, at and after a page boundary read as the same text in a string.
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("graphfuse_mapped_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string head = R"({"nodes": [{"id": "a", "op_type": "Input"}, {"id": "b", "op_type": "Relu", "inputs": ["a"]}]})";
+  for (std::size_t size : {std::size_t{4096} - 65, std::size_t{4096} - 64, std::size_t{4096} - 1, std::size_t{4096},
+                           std::size_t{4097}, std::size_t{8192} - 10, std::size_t{8192}}) {
+    std::string text = head + std::string(size - head.size() - 1, ' ') + "\n";
+    ASSERT_EQ(text.size(), size);
+    std::string path = (dir / ("g" + std::to_string(size) + ".json")).string();
+    std::ofstream(path, std::ios::binary) << text;
+    Graph g = load_graph(path);
+    EXPECT_EQ(write_graph_json(g), write_graph_json(parse_graph_yaml(text, "g.json"))) << size;
+    // A syntax error in the last byte, found there.
+    std::string bad = text;
+    bad.back() = '}';
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+    try {
+      load_graph(path);
+      ADD_FAILURE() << size;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.loc().line, 1) << size;
+      EXPECT_EQ(e.loc().column, static_cast<int>(size)) << size;
+    }
+  }
+  // What cannot be mapped is read as before: an empty file, a directory, no file.
+  std::ofstream((dir / "empty.json").string()) << "";
+  std::filesystem::create_directories(dir / "sub.json");
+  for (const char* name : {"empty.json", "sub.json", "none.json"}) {
+    std::string path = (dir / name).string();
+    EXPECT_THROW(load_graph(path), Error) << path;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(IoJson, SyntaxErrors) {

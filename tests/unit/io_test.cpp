@@ -515,9 +515,16 @@ TEST(IoText, InOrderReadIsTheBuildersRead) {
   same("output b\ninput x\nb = Relu(a)\na = Neg(x)\n", "consumer first");
   same("input x\ns, s:1 = Split(x)\nr = Add(s, s:1)\noutput r\n", "two outputs");
   same("input x\n`a:1` = Relu(x)\nb = Neg(`a:1`)\noutput b\n", "a ':' in an id");
+  // Named outputs, as ONNX imports write them.
+  same("input `in:0`\n`/c/out` = Relu(`in:0`): float32[2] as `/c`\np, q = Split(`/c/out`)\n"
+       "`onnx::r` = Add(p, q, `/c`:0, `/c/out`) as r\noutput `onnx::r`, q, `/c`\n", "named outputs");
+  same("input x\ns, t = Split(x) as s\nr = Add(s:0, s:1, t)\noutput r\n", "a name and `id:k`");
   for (const char* bad : {"input x\na = Relu(x)\na = Neg(x)\n", "input x\na = Relu(x:1)\n",
                           "input x\noutput y\n", "input x\na = Relu(b)\n", "input x, x\n",
-                          "input x\na = Relu(x)\noutput _\n", "x = Input(x)\n"}) {
+                          "input x\na = Relu(x)\noutput _\n", "x = Input(x)\n",
+                          "input x\nb = Relu(x) as a\nb = Neg(x)\n", "input x\nq = Relu(x) as a\nq = Neg(x) as b\n",
+                          "input x\n`x:1` = Relu(x) as a\n", "input x\np, a = Split(x) as a\n",
+                          "input x\np, q = Split(x)\nr = Relu(q:0)\n"}) {
     std::string fast, slow;
     try {
       parse_graph_text(bad, "t.graph");

@@ -1,0 +1,45 @@
+// MappedFile: the file's pages mapped over a zero-filled reservation one page longer, so
+// the padding a reader may look past the end is there whatever the file's size.
+#include "file_map.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace graphfuse::textio {
+
+std::optional<MappedFile> MappedFile::open(const std::string& path, std::size_t padding) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<MappedFile> out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    auto size = static_cast<std::size_t>(st.st_size);
+    auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::size_t mapped = (size + padding + page - 1) / page * page;
+    // Anonymous zero pages first, then the file over their start: the bytes past the
+    // file's end in its last page read as zeros, and so do the pages after it.
+    void* base = ::mmap(nullptr, mapped, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base != MAP_FAILED) {
+      if (::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) != MAP_FAILED) {
+        out.emplace(MappedFile(static_cast<const char*>(base), size, mapped));
+      } else {
+        ::munmap(base, mapped);
+      }
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept : base_(other.base_), size_(other.size_), mapped_(other.mapped_) {
+  other.base_ = nullptr;
+  other.mapped_ = 0;
+}
+
+MappedFile::~MappedFile() {
+  if (base_) ::munmap(const_cast<char*>(base_), mapped_);
+}
+
+}  // namespace graphfuse::textio
