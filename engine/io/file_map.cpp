@@ -10,6 +10,10 @@
 namespace graphfuse::textio {
 
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::size_t padding) {
+  // Looked at before it is opened: opening a named pipe would wait for its writer, and
+  // closing it again would cost the writer its reader (read_file opens it once).
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0 || !S_ISREG(before.st_mode)) return std::nullopt;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   struct stat st {};
