@@ -1,12 +1,14 @@
 // Graph mutation with a change log, and the application of a rule's rewrite program.
 #include "rewrite/rewriter.h"
 
+#include <algorithm>
+
 #include "match/eval.h"
 #include "match/program.h"
 
 namespace graphfuse::rewrite {
 
-void Rewriter::uses_changed(const std::vector<ValueRef>& values) {
+void Rewriter::uses_changed(std::span<const ValueRef> values) {
   for (ValueRef v : values)
     if (v.valid()) changes_.push_back({ChangeKind::UsesChanged, v.node});
 }
@@ -35,7 +37,8 @@ void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> input
 
 void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
   for (const Use& u : g_.consumers(from)) changes_.push_back({ChangeKind::InputsChanged, u.node});
-  uses_changed({from, to});
+  const ValueRef both[] = {from, to};
+  uses_changed(both);
   g_.replace_all_uses(from, to);
 }
 
@@ -109,7 +112,10 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   const match::MatchProgram& mp = rule.compiled->match;
   const Graph& g = rw.graph();
   const NodeId root = e.nodes[0];
-  const std::string root_id = g.node(root).id;
+  // The root keeps its record (and id) until the sweep below; the trace wants it after.
+  const std::string& root_id = g.node(root).id;
+  const std::string root_id_copy = trace ? root_id : std::string();
+  Rewriter::Scratch& s = rw.scratch();
   // The roots' ops before they are replaced, for the trace only (naming an op takes the
   // interning table's lock, which a million rewrites should not pay for).
   std::vector<std::string> root_ops;
@@ -118,22 +124,41 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
 
   // Every attribute is computed before the first mutation: the roots' own attributes
   // may be read by the template and are about to be replaced.
-  std::vector<Attributes> attrs;
-  attrs.reserve(prog.nodes.size());
-  for (const auto& n : prog.nodes) attrs.push_back(build_attrs(g, rule, n, e));
+  // A set built before from the same sources is taken from the cache (attr_cache.h).
+  const std::size_t k = prog.nodes.size();
+  TemplateAttrCache& cache = rw.attr_cache();
+  std::vector<Attributes>& attrs = s.attrs;
+  attrs.resize(k);
+  s.keys.resize(std::max(s.keys.size(), k));
+  s.sources.resize(std::max(s.sources.size(), k));
+  s.keyed.assign(k, 0);
+  for (std::size_t i = 0; i < k; ++i) {
+    if (TemplateAttrCache::key_of(g, rule, prog.nodes[i], e, s.keys[i])) {
+      if (const Attributes* known = cache.find(s.keys[i])) {
+        attrs[i] = *known;
+        continue;
+      }
+      s.keyed[i] = 1;
+      TemplateAttrCache::sources_of(g, prog.nodes[i], e, s.sources[i]);
+    }
+    attrs[i] = build_attrs(g, rule, prog.nodes[i], e);
+  }
   // `u.op_type(...)` nodes take the matched op, read before anything changes.
-  std::vector<OpType> ops;
-  ops.reserve(prog.nodes.size());
+  std::vector<OpType>& ops = s.ops;
+  ops.clear();
   for (const auto& n : prog.nodes) ops.push_back(n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op);
   // Constants whose values the rule folded in: removed below once nothing reads them.
   // An each's elements (`Transpose(xs)...`), read while the root still has its inputs.
-  std::vector<NodeId> elements;
+  std::vector<NodeId>& elements = s.elements;
+  elements.clear();
   match::append_each_nodes(g, e, mp, elements);
-  std::vector<NodeId> consts;
+  std::vector<NodeId>& consts = s.consts;
+  consts.clear();
   for (std::uint32_t v : prog.folded)
     if (is_constant(g, e.values[v])) consts.push_back(e.values[v].node);
 
-  std::vector<NodeId> created(prog.nodes.size(), kNoNode);
+  std::vector<NodeId>& created = s.created;
+  created.assign(k, kNoNode);
   auto resolve = [&](const RwInput& in) -> ValueRef {
     switch (in.kind) {
       case RwInput::Kind::Value: return e.values[in.index];
@@ -158,8 +183,9 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   };
 
   std::string added, replaced;
-  std::vector<char> taken(mp.roots.size(), 0);
-  for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
+  std::vector<char>& taken = s.taken;
+  taken.assign(mp.roots.size(), 0);
+  for (std::size_t i = 0; i < k; ++i) {
     const match::RwNode& n = prog.nodes[i];
     if (n.takeover >= 0) {
       auto r = static_cast<std::size_t>(n.takeover);
@@ -167,17 +193,19 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
       created[i] = e.nodes[mp.roots[r]];
       rw.replace_in_place(created[i], ops[i], inputs_of(n), std::move(attrs[i]));
       if (trace) replaced += (replaced.empty() ? "" : "; ") + std::string(ops[i].name()) + " replaces " + root_ops[r];
-      continue;
+    } else {
+      // Derived from the root's id: deterministic and readable ("relu/t").
+      std::string id = rw.unique_id(root_id + "/" + n.name);
+      created[i] = rw.create(id, ops[i], inputs_of(n), std::move(attrs[i]), n.num_outputs);
+      if (trace) added += (added.empty() ? "" : ", ") + id;
     }
-    // Derived from the root's id: deterministic and readable ("relu/t").
-    std::string id = rw.unique_id(root_id + "/" + n.name);
-    created[i] = rw.create(id, ops[i], inputs_of(n), std::move(attrs[i]), n.num_outputs);
-    if (trace) added += (added.empty() ? "" : ", ") + id;
+    if (s.keyed[i]) cache.remember(s.keys[i], std::move(s.sources[i]), g.node(created[i]).attrs);
   }
   // Roots nobody took over: their uses read the replacements; the sweep removes them.
   // A graph output among them moves onto its replacement, which takes over its name
   // once the root is gone (legality checked that it can: output_takeover).
-  std::vector<std::pair<ValueRef, OutputInfo>> moved;
+  std::vector<std::pair<ValueRef, OutputInfo>>& moved = s.moved;
+  moved.clear();
   std::size_t off = 0;
   for (std::size_t r = 0; r < mp.roots.size(); ++r) {
     std::uint32_t k = mp.root_outputs[r];
@@ -200,7 +228,8 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
 
   // Matched nodes the rewrite no longer reads are dead now; removing one can free its
   // producer, so sweep until nothing changes (patterns are small).
-  std::vector<char> is_root(e.nodes.size(), 0);
+  std::vector<char>& is_root = s.is_root;
+  is_root.assign(e.nodes.size(), 0);
   for (std::size_t r = 0; r < mp.roots.size(); ++r) is_root[mp.roots[r]] = taken[r] ? 2 : 1;
   std::string removed;
   auto sweep = [&](NodeId n, bool listed) {
@@ -221,7 +250,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
     rw.take_output_name(v, std::move(info));
   }
   if (!trace) return;
-  std::string line = rule.label() + " at '" + root_id + "': " + replaced;
+  std::string line = rule.label() + " at '" + root_id_copy + "': " + replaced;
   if (!removed.empty()) line += "; removed " + removed;
   if (!added.empty()) line += "; added " + added;
   *trace = std::move(line);

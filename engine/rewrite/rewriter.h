@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "graphfuse/type_inference.h"
 #include "graphfuse/rules.h"
 #include "match/vm.h"
+#include "rewrite/attr_cache.h"
 
 namespace graphfuse::rewrite {
 
@@ -63,12 +65,29 @@ class Rewriter {
   const std::vector<Change>& changes() const { return changes_; }
   void clear_changes() { changes_.clear(); }
 
+  /// apply_rewrite's working vectors, kept between rewrites: a round applies 10^5 of
+  /// them, and a dozen small allocations each showed up as a tenth of the apply phase.
+  struct Scratch {
+    std::vector<Attributes> attrs;
+    std::vector<OpType> ops;
+    std::vector<NodeId> elements, consts, created;
+    std::vector<char> taken, is_root;
+    std::vector<std::pair<ValueRef, OutputInfo>> moved;
+    std::vector<TemplateAttrCache::Key> keys;
+    std::vector<TemplateAttrCache::Sources> sources;
+    std::vector<char> keyed;  // per template node: a miss, keys[i] and sources[i] to remember
+  };
+  Scratch& scratch() { return scratch_; }
+  TemplateAttrCache& attr_cache() { return attr_cache_; }
+
  private:
-  void uses_changed(const std::vector<ValueRef>& values);
+  void uses_changed(std::span<const ValueRef> values);
 
   Graph& g_;
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
+  Scratch scratch_;
+  TemplateAttrCache attr_cache_;
 };
 
 /// Applies rule `rule`'s rewrite to embedding `e` (already checked legal): creates the

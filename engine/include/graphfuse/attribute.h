@@ -102,6 +102,9 @@ class Attributes {
   /// mean equal sets, so writers can cache an encoding per identity. Valid while a copy
   /// lives and unchanged.
   const void* identity() const { return block_.get(); }
+  /// True when these are the canonical entries a Graph's interner hands out for the set
+  /// (every node with an identical set shares them).
+  bool canonical() const { return block_ && block_->interned; }
   friend bool operator==(const Attributes& a, const Attributes& b);
 
  private:
