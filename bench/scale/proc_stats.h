@@ -16,23 +16,21 @@ inline double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-/// CPU time (user + system, all threads) the process has used, in milliseconds. Less
-/// disturbed than wall time when other jobs share the cores.
-inline double cpu_ms() {
+/// User + system CPU time of getrusage(`who`), in milliseconds.
+inline double rusage_cpu_ms(int who) {
   rusage u{};
-  getrusage(RUSAGE_SELF, &u);
+  getrusage(who, &u);
   auto ms = [](timeval t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
   return ms(u.ru_utime) + ms(u.ru_stime);
 }
 
-/// CPU time (user + system) of the calling thread alone, in milliseconds: with several
-/// threads, what the caller spent next to what the others did (cpu_ms() minus this).
-inline double thread_cpu_ms() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  auto ms = [](timeval t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
-  return ms(u.ru_utime) + ms(u.ru_stime);
-}
+/// CPU time (user + system, all threads) the process has used, in milliseconds. Less
+/// disturbed than wall time when other jobs share the cores.
+inline double cpu_ms() { return rusage_cpu_ms(RUSAGE_SELF); }
+
+/// CPU time of the calling thread alone, in milliseconds: with several threads, what the
+/// caller spent next to what the others did (cpu_ms() minus this).
+inline double thread_cpu_ms() { return rusage_cpu_ms(RUSAGE_THREAD); }
 
 /// A field of /proc/self/status in bytes ("VmHWM", "VmRSS"); 0 when unavailable.
 inline std::size_t proc_status_bytes(const std::string& field) {
