@@ -526,6 +526,23 @@ NodeId add_chain_of_kind(Graph& g, ValueRef x, int i, int kind) {
   return relu;
 }
 
+// One chain of `kind` and what the cache sees of the seed rule's fused node over it: the
+// embedding maps the register the template's attributes read to the chain's conv.
+struct SeedTemplateOnOneChain {
+  Graph g;
+  NodeId conv;
+  const Rule& rule = seed().rules().front();
+  const match::RwNode& fused = rule.compiled->rewrite.nodes.front();
+  match::Embedding e;
+
+  explicit SeedTemplateOnOneChain(int kind) {
+    NodeId x = g.add_input("x");
+    add_chain_of_kind(g, {x, 0}, 0, kind);
+    conv = *g.find("c0/conv");
+    e.nodes.assign(fused.attrs.front().node + 1, conv);
+  }
+};
+
 }  // namespace
 
 TEST(TemplateAttrCache, FusedNodesGetTheSetsBuildingWouldGiveSharedAsInterned) {
@@ -558,17 +575,10 @@ TEST(TemplateAttrCache, FusedNodesGetTheSetsBuildingWouldGiveSharedAsInterned) {
 }
 
 TEST(TemplateAttrCache, AChangedSourceIsNotTheSetItWas) {
-  Graph g;
-  NodeId x = g.add_input("x");
-  add_chain_of_kind(g, {x, 0}, 0, 2);  // tensor data: the conv's set is its own
-  NodeId conv = *g.find("c0/conv");
-  const Rule& rule = seed().rules().front();
-  const match::RwNode& fused = rule.compiled->rewrite.nodes.front();
+  SeedTemplateOnOneChain c(2);  // tensor data: the conv's set is its own
+  auto& [g, conv, rule, fused, e] = c;
   // `{...conv, ...}`: the only register the template's attributes read is the conv's.
-  const match::RwAttr& spread = fused.attrs.front();
-  ASSERT_EQ(spread.kind, match::RwAttr::Kind::Spread);
-  match::Embedding e;
-  e.nodes.assign(spread.node + 1, conv);
+  ASSERT_EQ(fused.attrs.front().kind, match::RwAttr::Kind::Spread);
 
   using Cache = rewrite::TemplateAttrCache;
   Cache cache;
@@ -594,13 +604,8 @@ TEST(TemplateAttrCache, AChangedSourceIsNotTheSetItWas) {
 }
 
 TEST(TemplateAttrCache, ResultsThatAreNotCanonicalAreNotKept) {
-  Graph g;
-  NodeId x = g.add_input("x");
-  add_chain_of_kind(g, {x, 0}, 0, 0);
-  const Rule& rule = seed().rules().front();
-  const match::RwNode& fused = rule.compiled->rewrite.nodes.front();
-  match::Embedding e;
-  e.nodes.assign(fused.attrs.front().node + 1, *g.find("c0/conv"));
+  SeedTemplateOnOneChain c(0);
+  auto& [g, conv, rule, fused, e] = c;
   using Cache = rewrite::TemplateAttrCache;
   Cache cache;
   Cache::Key key;
