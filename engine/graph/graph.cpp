@@ -274,8 +274,18 @@ void Graph::remove_node(NodeId n) {
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
   store_->by_id.forget();
   if (store_->hot[n].input) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
-  store_->nodes[n] = Node{};
-  store_->hot[n] = HotRecord{};
+  // Release what the record holds, field by field: building a whole Node{}, moving it in
+  // and destroying it was about 15% of a removal. The id must end empty (id_is()).
+  std::string().swap(nd.id);
+  nd.attrs = Attributes();
+  std::vector<ValueRef>().swap(nd.inputs);
+  nd.outputs.clear();
+  nd.op = OpType();
+  nd.loc = SourceLoc();
+  HotRecord& hot = store_->hot[n];
+  hot.uses.clear();  // no uses, but it may still hold the memory of earlier ones
+  hot.op = OpType();
+  hot.alive = hot.output = hot.input = false;
   --live_;
 }
 

@@ -19,12 +19,13 @@ constexpr std::size_t kNear = 4;
 std::uint64_t use_hash(Use u) {
   return (std::uint64_t{u.node} << 32 | u.slot) * 0x9E3779B97F4A7C15ull;
 }
+// UseList::work()'s counter. The operations below count into it directly: through work(),
+// an out-of-line call (the library is position-independent, so the compiler may not
+// inline a function with external linkage) on every push and erase.
+thread_local std::uint64_t work_done = 0;
 }  // namespace
 
-std::uint64_t& UseList::work() {
-  thread_local std::uint64_t steps = 0;
-  return steps;
-}
+std::uint64_t& UseList::work() { return work_done; }
 
 /// The indexed form: `items` in the order made, erased ones left as holes (trailing
 /// holes are dropped at once). Most erases are found without the index, by where they
@@ -60,7 +61,7 @@ struct UseList::Big {
       if (i == next) new_next = kept;
       if (items[i].node != kNoNode) items[kept++] = items[i];
     }
-    work() += items.size();
+    work_done += items.size();
     next = static_cast<std::uint32_t>(next >= items.size() ? kept : new_next);
     items.resize(kept);
     holes = 0;
@@ -77,7 +78,7 @@ struct UseList::Big {
     }
     std::size_t mask = index.size() - 1;
     for (std::size_t i = indexed; i < items.size(); ++i) {
-      ++work();
+      ++work_done;
       if (items[i].node == kNoNode) continue;
       std::size_t at = home(items[i]);
       while (index[at] != kFree) at = (at + 1) & mask;
@@ -91,7 +92,7 @@ struct UseList::Big {
     catch_up();
     std::size_t mask = index.size() - 1;
     for (std::size_t at = home(u);; at = (at + 1) & mask) {
-      ++work();
+      ++work_done;
       std::uint32_t v = index[at];
       if (v == kFree) return npos;
       if (v == kGone || v > items.size() || items[v - 1] != u) continue;
@@ -106,11 +107,11 @@ struct UseList::Big {
   std::size_t find(Use u) {
     if (in_order) {
       for (std::size_t i = next, end = std::min(items.size(), next + kNear); i < end; ++i) {
-        ++work();
+        ++work_done;
         if (items[i] == u) return i;
       }
       if (!items.empty()) {
-        ++work();
+        ++work_done;
         if (items.back() == u) return items.size() - 1;
       }
     }
@@ -131,7 +132,7 @@ struct UseList::Big {
       while (!items.empty() && items.back().node == kNoNode) {
         items.pop_back();
         --holes;
-        ++work();
+        ++work_done;
       }
       next = std::min<std::uint32_t>(next, static_cast<std::uint32_t>(items.size()));
       indexed = std::min<std::uint32_t>(indexed, static_cast<std::uint32_t>(items.size()));
@@ -194,7 +195,7 @@ void UseList::to_big_() {
   auto* big = new Big;
   big->items.reserve(2 * std::size_t{size_});
   big->items.assign(heap_, heap_ + size_);
-  work() += size_;
+  work_done += size_;
   delete[] heap_;
   big_ = big;
   cap_ = kBig;
@@ -206,10 +207,10 @@ void UseList::push(Use u) {
     if (b.items.size() == b.items.capacity()) {
       // Full: compact instead of growing when half of it is holes; growing copies it.
       if (2 * std::size_t{b.holes} >= b.items.size()) b.compact();
-      else work() += b.items.size();
+      else work_done += b.items.size();
     }
     b.items.push_back(u);
-    ++work();
+    ++work_done;
     ++size_;
     return;
   }
@@ -222,13 +223,13 @@ void UseList::push(Use u) {
     std::uint32_t cap = cap_ * 2;
     Use* grown = new Use[cap];
     std::copy(data_(), data_() + size_, grown);
-    work() += size_;
+    work_done += size_;
     if (cap_ > 1) delete[] heap_;
     heap_ = grown;
     cap_ = cap;
   }
   data_()[size_++] = u;
-  ++work();
+  ++work_done;
 }
 
 void UseList::erase(Use u) {
@@ -242,7 +243,7 @@ void UseList::erase(Use u) {
   }
   Use* d = data_();
   Use* it = std::find(d, d + size_, u);
-  work() += static_cast<std::uint64_t>(size_);  // the search and the shift together
+  work_done += static_cast<std::uint64_t>(size_);  // the search and the shift together
   if (it == d + size_) return;
   std::copy(it + 1, d + size_, it);
   --size_;
