@@ -46,11 +46,11 @@ auto alive_in(const GraphStorage& s) {
 
 NodeId Graph::capacity() const { return static_cast<NodeId>(store_->nodes.size()); }
 
-bool Graph::alive(NodeId n) const { return n < store_->hot.size() && store_->hot[n].alive; }
+bool Graph::alive(NodeId n) const { return records::alive(*this, n); }
 
-OpType Graph::op(NodeId n) const { return store_->hot[n].op; }
+OpType Graph::op(NodeId n) const { return records::op(*this, n); }
 
-const Node& Graph::node(NodeId n) const { return store_->nodes[n]; }
+const Node& Graph::node(NodeId n) const { return records::node(*this, n); }
 Node& Graph::mut_(NodeId n) { return store_->nodes[n]; }
 Attributes& Graph::attrs(NodeId n) { return mut_(n).attrs; }
 OutputInfos& Graph::output_infos(NodeId n) { return mut_(n).outputs; }

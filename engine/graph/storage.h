@@ -326,6 +326,18 @@ struct GraphStorage {
   AttrInterner attrs;       // shares identical small attribute sets between nodes
 };
 
+/// Graph::alive(), node() and op(), inline, for engine code that calls them per node
+/// (matching, applying rewrites). The Graph members are calls into graph.cpp, because
+/// the public header does not know the storage; they return these.
+namespace records {
+inline bool alive(const Graph& g, NodeId n) {
+  const GraphStorage& s = g.storage();
+  return n < s.hot.size() && s.hot[n].alive;
+}
+inline const Node& node(const Graph& g, NodeId n) { return g.storage().nodes[n]; }
+inline OpType op(const Graph& g, NodeId n) { return g.storage().hot[n].op; }
+}  // namespace records
+
 /// Edge label of the Boost snapshot: the producer's output port and the consumer's
 /// input slot, so that Boost's algorithms stay port-aware.
 struct EdgeLabel {

@@ -13,25 +13,25 @@ namespace {
 
 // Attribute check c on node n (a pattern node's, or an each's element).
 bool check_attr(const AttrCheck& c, const Graph& g, const Embedding& e, NodeId n) {
-  const AttrValue* a = g.node(n).attrs.find(c.key);
+  const AttrValue* a = records::node(g, n).attrs.find(c.key);
   if (c.cmp == Cmp::Absent) return a == nullptr;
   if (a == nullptr) return false;
   if (c.cmp == Cmp::Has) return true;
   if (c.other_node < 0) return attr_compare(*a, c.cmp, c.literal);
-  const AttrValue* b = g.node(e.nodes[static_cast<std::size_t>(c.other_node)]).attrs.find(c.other_key);
+  const AttrValue* b = records::node(g, e.nodes[static_cast<std::size_t>(c.other_node)]).attrs.find(c.other_key);
   return b != nullptr && attr_compare(*a, c.cmp, *b);
 }
 
 // Every element of an each: its own producer node, of the op, arity and attributes asked,
 // distinct from the pattern nodes (all bound by now) and from the other elements.
 bool check_each(const Each& ea, const Graph& g, const Embedding& e) {
-  const auto& ins = g.node(e.nodes[ea.node]).inputs;
+  const auto& ins = records::node(g, e.nodes[ea.node]).inputs;
   for (std::size_t k = ea.start; k < ins.size(); ++k) {
     ValueRef v = ins[k];
     if (!v.valid() || v.port != 0) return false;
     if (!ea.ops.empty() && std::find(ea.ops.begin(), ea.ops.end(), g.storage().hot[v.node].op) == ea.ops.end())
       return false;
-    const Node& el = g.node(v.node);
+    const Node& el = records::node(g, v.node);
     if (el.inputs.size() != ea.arity) return false;
     for (std::uint32_t s : ea.required)
       if (!el.inputs[s].valid()) return false;
@@ -57,13 +57,13 @@ bool vm_step(const MatchProgram& p, const Graph& g, const Instr& in, Embedding& 
       return std::find(set.begin(), set.end(), op) != set.end();
     }
     case Opcode::CheckArity:
-      return g.node(e.nodes[in.a]).inputs.size() == in.b;
+      return records::node(g, e.nodes[in.a]).inputs.size() == in.b;
     case Opcode::CheckMinArity:
-      return g.node(e.nodes[in.a]).inputs.size() >= in.b;
+      return records::node(g, e.nodes[in.a]).inputs.size() >= in.b;
     case Opcode::CheckOutputs:
-      return g.node(e.nodes[in.a]).outputs.size() == in.b;
+      return records::node(g, e.nodes[in.a]).outputs.size() == in.b;
     case Opcode::LoadInput: {
-      const auto& inputs = g.node(e.nodes[in.a]).inputs;
+      const auto& inputs = records::node(g, e.nodes[in.a]).inputs;
       if (in.b >= inputs.size() || !inputs[in.b].valid()) return false;
       e.values[in.c] = inputs[in.b];
       return true;

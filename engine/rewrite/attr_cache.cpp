@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include "graph/storage.h"
+
 namespace graphfuse::rewrite {
 
 bool TemplateAttrCache::key_of(const Graph& g, const Rule& rule, const match::RwNode& n, const match::Embedding& e,
@@ -15,7 +17,7 @@ bool TemplateAttrCache::key_of(const Graph& g, const Rule& rule, const match::Rw
     using Kind = match::RwAttr::Kind;
     if (a.kind == Kind::Literal) continue;
     if (a.kind == Kind::Computed || k == kMaxSources) return false;
-    const Node& src = g.node(e.nodes[a.node]);
+    const Node& src = records::node(g, e.nodes[a.node]);
     out.src[k++] = a.kind == Kind::OpTypeOf ? src.op.index() : reinterpret_cast<std::uintptr_t>(src.attrs.identity());
   }
   return true;

@@ -174,11 +174,11 @@ class Driver {
     const auto& hot = g_.storage().hot;
     for (NodeId n : e.nodes) {
       if (inputs) {
-        __builtin_prefetch(g_.node(n).inputs.data());
+        __builtin_prefetch(records::node(g_, n).inputs.data());
         continue;
       }
       // Both cache lines of the node (chunks are line-aligned; Node is 128 bytes).
-      const char* rec = reinterpret_cast<const char*>(&g_.node(n));
+      const char* rec = reinterpret_cast<const char*>(&records::node(g_, n));
       __builtin_prefetch(rec);
       __builtin_prefetch(rec + 64);
       __builtin_prefetch(&hot[n]);
@@ -278,8 +278,8 @@ match::MatchResults Driver::match_round(std::span<const NodeId> candidates) {
   // (rule, root) pairs tried are the same as in the single pass.
   std::vector<std::vector<NodeId>> buckets(rules_.size());
   for (NodeId n : candidates) {
-    if (!g_.alive(n)) continue;
-    for (std::uint32_t r : rules_.rules_for(g_.node(n).op))
+    if (!records::alive(g_, n)) continue;
+    for (std::uint32_t r : rules_.rules_for(records::node(g_, n).op))
       if (runnable[r]) buckets[r].push_back(n);
   }
   match::MatchResults out;
@@ -343,7 +343,7 @@ void Driver::assign_positions(const std::vector<NodeId>& created, NodeId root) {
   auto fresh = [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); };
   double lo = -1.0;
   for (NodeId n : created)
-    for (ValueRef v : g_.node(n).inputs)
+    for (ValueRef v : records::node(g_, n).inputs)
       if (v.valid() && !fresh(v.node)) lo = std::max(lo, pos(v.node));
   double hi = pos(root);
   double k = static_cast<double>(created.size()) + 1.0;
@@ -359,7 +359,7 @@ std::vector<NodeId> Driver::footprint(const std::vector<NodeId>& matched) const 
   for (NodeId n : matched) {
     if (n == kNoNode) continue;
     out.push_back(n);
-    for (ValueRef v : g_.node(n).inputs)
+    for (ValueRef v : records::node(g_, n).inputs)
       if (v.valid()) out.push_back(v.node);
     for (const Use& u : g_.uses(n)) out.push_back(u.node);
   }
@@ -503,7 +503,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
     stale = marked(nodes[r], round, kChanged) ||
             (marked(nodes[r], round, kUsesChanged) && std::find(prog.roots.begin(), prog.roots.end(), r) == prog.roots.end());
   for (std::uint32_t v : prog.leaf_regs)
-    stale = stale || !g_.alive(emb_.values[v].node);
+    stale = stale || !records::alive(g_, emb_.values[v].node);
   // A leaf binds a value, not its producer, and a producer replaced in place keeps its
   // NodeId, outputs and output types, so most leaf facts survive it. What does not: the
   // facts of a constant (const(x), value(x), values(x), a shape read off its tensor,
@@ -553,12 +553,12 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
       mark(c.node, round, Mark(kChanged | kConstChanged));
       work_->touch(c.node);
     } else if (c.kind == ChangeKind::Created) {
-      presence_->saw(g_.op(c.node));
+      presence_->saw(records::op(g_, c.node));
       mark(c.node, round, kChanged);
       created_.push_back(c.node);
       work_->created(c.node);
     } else {
-      if (c.kind == ChangeKind::Replaced) presence_->saw(g_.op(c.node));
+      if (c.kind == ChangeKind::Replaced) presence_->saw(records::op(g_, c.node));
       mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
       changed_.push_back(c.node);
       work_->touch(c.node);
@@ -679,7 +679,7 @@ RewriteReport Driver::run() {
       cands = &near;
     } else {
       for (; all_to < g_.capacity(); ++all_to)
-        if (g_.alive(all_to)) all.push_back(all_to);
+        if (records::alive(g_, all_to)) all.push_back(all_to);
       cands = &all;
     }
   }

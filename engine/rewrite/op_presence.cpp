@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "graph/storage.h"
 #include "match/program.h"
 
 namespace graphfuse::rewrite {
@@ -11,7 +12,7 @@ OpPresence::OpPresence(const Graph& g, const RuleSet& rules, const std::vector<c
                        std::span<const NodeId> nodes)
     : rules_(rules), active_(active), needs_(rules.size()) {
   for (NodeId n : nodes)
-    if (g.alive(n)) saw(g.op(n));
+    if (records::alive(g, n)) saw(records::op(g, n));
   for (std::uint32_t r = 0; r < rules.size(); ++r) {
     if (!active[r]) continue;
     // Every CheckOp lies on every path to `accept` (forks branch over loads only), so each

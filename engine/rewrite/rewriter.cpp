@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "graph/storage.h"
 #include "match/eval.h"
 #include "match/program.h"
 
@@ -23,7 +24,7 @@ NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs,
 }
 
 void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs) {
-  uses_changed(g_.node(n).inputs);
+  uses_changed(records::node(g_, n).inputs);
   uses_changed(inputs);
   const bool was_constant = is_constant(g_, ValueRef{n, 0});
   g_.set_op(n, op);
@@ -43,7 +44,7 @@ void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
 }
 
 void Rewriter::erase(NodeId n) {
-  uses_changed(g_.node(n).inputs);
+  uses_changed(records::node(g_, n).inputs);
   g_.remove_node(n);
   changes_.push_back({ChangeKind::Removed, n});
 }
@@ -113,7 +114,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   const Graph& g = rw.graph();
   const NodeId root = e.nodes[0];
   // The root keeps its record (and id) until the sweep below; the trace wants it after.
-  const std::string& root_id = g.node(root).id;
+  const std::string& root_id = records::node(g, root).id;
   const std::string root_id_copy = trace ? root_id : std::string();
   Rewriter::Scratch& s = rw.scratch();
   // The roots' ops before they are replaced, for the trace only (naming an op takes the
@@ -146,7 +147,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   // `u.op_type(...)` nodes take the matched op, read before anything changes.
   std::vector<OpType>& ops = s.ops;
   ops.clear();
-  for (const auto& n : prog.nodes) ops.push_back(n.op_of >= 0 ? g.node(e.nodes[static_cast<std::size_t>(n.op_of)]).op : n.op);
+  for (const auto& n : prog.nodes) ops.push_back(n.op_of >= 0 ? records::op(g, e.nodes[static_cast<std::size_t>(n.op_of)]) : n.op);
   // Constants whose values the rule folded in: removed below once nothing reads them.
   // An each's elements (`Transpose(xs)...`), read while the root still has its inputs.
   std::vector<NodeId>& elements = s.elements;
@@ -199,7 +200,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
       created[i] = rw.create(id, ops[i], inputs_of(n), std::move(attrs[i]), n.num_outputs);
       if (trace) added += (added.empty() ? "" : ", ") + id;
     }
-    if (s.keyed[i]) cache.remember(s.keys[i], std::move(s.sources[i]), g.node(created[i]).attrs);
+    if (s.keyed[i]) cache.remember(s.keys[i], std::move(s.sources[i]), records::node(g, created[i]).attrs);
   }
   // Roots nobody took over: their uses read the replacements; the sweep removes them.
   // A graph output among them moves onto its replacement, which takes over its name
@@ -233,7 +234,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   for (std::size_t r = 0; r < mp.roots.size(); ++r) is_root[mp.roots[r]] = taken[r] ? 2 : 1;
   std::string removed;
   auto sweep = [&](NodeId n, bool listed) {
-    if (!g.alive(n) || g.use_count(n) != 0 || g.has_graph_output(n)) return false;
+    if (!records::alive(g, n) || g.use_count(n) != 0 || g.has_graph_output(n)) return false;
     if (trace && listed) removed += (removed.empty() ? "'" : ", '") + g.node(n).id + "'";
     rw.erase(n);
     return true;
