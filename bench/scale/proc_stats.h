@@ -28,6 +28,14 @@ inline double rusage_cpu_ms(int who) {
 /// disturbed than wall time when other jobs share the cores.
 inline double cpu_ms() { return rusage_cpu_ms(RUSAGE_SELF); }
 
+/// Page faults the process has taken that needed no disk read (first touches of memory):
+/// a fault is about 1-2 us of kernel time, so a load's count says what its memory costs.
+inline double minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_minflt);
+}
+
 /// CPU time of the calling thread alone, in milliseconds: with several threads, what the
 /// caller spent next to what the others did (cpu_ms() minus this).
 inline double thread_cpu_ms() { return rusage_cpu_ms(RUSAGE_THREAD); }

@@ -182,10 +182,12 @@ Figures case_apply(const CaseArgs& a) {
   std::size_t rss0 = current_rss();
   auto t0 = Clock::now();
   double c0 = cpu_ms();
+  double faults0 = minor_faults();
   RuleSet rules = load_rule_files(a.rules);
   Graph g = load_graph(a.input);
   f["load_ms"] = ms_since(t0);
   f["load_cpu_ms"] = cpu_ms() - c0;
+  f["load_faults"] = minor_faults() - faults0;
   f["graph_bytes"] = static_cast<double>(current_rss() - rss0);
   f["load_peak_bytes"] = static_cast<double>(peak_rss());
   // Each phase's own peak, so that the table can say which phase sets the process's.

@@ -96,9 +96,18 @@ void Graph::remove_use_(NodeId to, std::uint32_t slot) {
   store_->hot[from.node].uses.erase(Use{to, slot});
 }
 
+std::uint32_t Graph::id_hash(std::string_view id) { return IdIndex::hash_of(id); }
+
 NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
                        std::uint32_t num_outputs, SourceLoc loc) {
-  if (!store_->bulk && find(id)) throw Error(loc, "duplicate node id '" + id + "'");
+  std::uint32_t h = id_hash(id);
+  return add_node(h, std::move(id), op, std::move(inputs), std::move(attrs), num_outputs, std::move(loc));
+}
+
+NodeId Graph::add_node(std::uint32_t id_hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+                       Attributes attrs, std::uint32_t num_outputs, SourceLoc loc) {
+  if (!store_->bulk && store_->by_id.find(id_hash, id_is(*store_, id)) != kNoNode)
+    throw Error(loc, "duplicate node id '" + id + "'");
   if (store_->nodes.size() >= checks::kMaxNodes)
     throw Error(loc, "the graph has more than " + std::to_string(checks::kMaxNodes) + " nodes (docs/limits.md)");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -123,8 +132,8 @@ NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, 
   nd.inputs = std::move(inputs);
   nd.outputs.resize(std::max<std::uint32_t>(num_outputs, 1));
   nd.loc = std::move(loc);
-  if (store_->bulk) store_->bulk_hashes.push_back(IdIndex::hash_of(nd.id));
-  else store_->by_id.insert(nd.id, n, alive_in(*store_));
+  if (store_->bulk) store_->bulk_hashes.push_back(id_hash);
+  else store_->by_id.insert(id_hash, n, alive_in(*store_));
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) add_use_(nd.inputs[i], n, i);
   ++live_;
   return n;

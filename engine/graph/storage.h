@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "graph/attr_intern.h"
+#include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
 
 namespace graphfuse {
@@ -176,8 +177,12 @@ class IdIndex {
   /// (false for dead nodes).
   template <class Is>
   NodeId find(std::string_view id, const Is& is) const {
+    return find(hash_(id), is);
+  }
+  /// find() for an id whose hash_of() is `h`.
+  template <class Is>
+  NodeId find(std::uint32_t h, const Is& is) const {
     if (slots_.empty()) return kNoNode;
-    std::uint32_t h = hash_(id);
     for (std::size_t i = home_(h);; i = next_(i)) {
       const Slot& s = slots_[i];
       if (s.node == kEmpty) return kNoNode;
@@ -188,8 +193,12 @@ class IdIndex {
   /// the table is rebuilt.
   template <class Alive>
   void insert(std::string_view id, NodeId n, const Alive& alive) {
+    insert(hash_(id), n, alive);
+  }
+  /// insert() for an id whose hash_of() is `h`.
+  template <class Alive>
+  void insert(std::uint32_t h, NodeId n, const Alive& alive) {
     if ((used_ + 1) * 4 > slots_.size() * 3) rehash_(std::max<std::size_t>(live_ + 1, 8) * 2, alive);
-    std::uint32_t h = hash_(id);
     std::size_t i = home_(h);
     while (slots_[i].node != kEmpty && slots_[i].node != kTomb) i = next_(i);
     used_ += slots_[i].node == kEmpty;
@@ -256,10 +265,8 @@ class IdIndex {
   };
   static constexpr NodeId kEmpty = kNoNode;
   static constexpr NodeId kTomb = kNoNode - 1;
-  static std::uint32_t hash_(std::string_view s) {
-    std::size_t h = std::hash<std::string_view>{}(s);
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-  }
+  // The loaders' hash (quick_hash.h), so they hash each id once (Graph::add_node's overload).
+  static std::uint32_t hash_(std::string_view s) { return static_cast<std::uint32_t>(quick_hash(s)); }
   // Any table size, not just powers of two (a power of two would waste up to half the
   // table): the home slot scales the 32-bit hash to the size with a multiply.
   std::size_t home_(std::uint32_t h) const { return static_cast<std::size_t>((std::uint64_t{h} * slots_.size()) >> 32); }

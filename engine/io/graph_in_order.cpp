@@ -17,21 +17,6 @@ InOrderBuilder::InOrderBuilder(const std::string& file) : recent_(std::size_t{1}
   g_.begin_bulk();
 }
 
-std::uint64_t quick_hash(std::string_view s) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
-  for (std::size_t i = 0; i < s.size(); i += 8) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, std::min<std::size_t>(8, s.size() - i));
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-  }
-  // MurmurHash3's finaliser: every input bit reaches the low bits the tables index by.
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
 NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
   Recent& r = recent_[hash & ((std::size_t{1} << kRecentBits) - 1)];
   if (r.node != kNoNode && r.hash == hash && g_.node(r.node).id == id) return r.node;
@@ -47,7 +32,7 @@ ValueRef InOrderBuilder::resolve(std::string_view name) {
   // GraphBuilder's order: a node id, an output name, then `id:k`. An output name is looked
   // at before the graph's id index (a miss there ends a bulk batch): were it also a node's
   // id, GraphBuilder would refuse the file, and finish() gives up.
-  auto hash = static_cast<std::uint32_t>(quick_hash(name));
+  std::uint32_t hash = Graph::id_hash(name);
   if (!named_.empty()) {
     // Like ids, names are mostly of a little earlier outputs: the recent ones first.
     RecentName& r = recent_named_[hash & ((std::size_t{1} << kRecentBits) - 1)];
@@ -68,7 +53,7 @@ ValueRef InOrderBuilder::resolve(std::string_view name) {
 }
 
 ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
-  NodeId n = find(id, static_cast<std::uint32_t>(quick_hash(id)));
+  NodeId n = find(id, Graph::id_hash(id));
   if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
   return ValueRef{n, port};
 }
@@ -83,8 +68,8 @@ void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> i
   }
   auto count = static_cast<std::uint32_t>(std::max<std::size_t>(1, output_names.size()));
   if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
-  auto hash = static_cast<std::uint32_t>(quick_hash(id));
-  NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
+  std::uint32_t hash = Graph::id_hash(id);
+  NodeId n = g_.add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
   if (!output_names.empty()) name_outputs(n, output_names);
   // Only types that say something: touching an output's entry gives the node a list of
   // them (as GraphBuilder::build).
@@ -125,14 +110,14 @@ bool InOrderBuilder::add_named(ValueRef v) {
     named_slots_.assign(cap, 0);
     recent_named_.resize(std::size_t{1} << kRecentBits);
     for (std::size_t i = 0; i < named_.size(); ++i) {
-      auto h = static_cast<std::uint32_t>(quick_hash(name_of(named_[i])));
+      std::uint32_t h = Graph::id_hash(name_of(named_[i]));
       std::size_t at = h & (cap - 1);
       while (named_slots_[at]) at = (at + 1) & (cap - 1);
       named_slots_[at] = std::uint64_t{h} << 32 | (i + 1);
     }
   }
   std::string_view name = name_of(v);
-  auto h = static_cast<std::uint32_t>(quick_hash(name));
+  std::uint32_t h = Graph::id_hash(name);
   std::size_t mask = named_slots_.size() - 1;
   std::size_t at = h & mask;
   for (; named_slots_[at]; at = (at + 1) & mask) {
@@ -146,7 +131,7 @@ bool InOrderBuilder::add_named(ValueRef v) {
 }
 
 void InOrderBuilder::add_graph_input(std::string_view name, const SourceLoc& loc) {
-  NodeId n = find(name, static_cast<std::uint32_t>(quick_hash(name)));
+  NodeId n = find(name, Graph::id_hash(name));
   if (n == kNoNode) n = g_.add_node(std::string(name), OpType::intern(ops::kInput), {}, {}, 1, loc);
   if (!checks::graph_input_op_problem(g_.node(n).id, g_.op(n).name()).empty()) throw GiveUp{};
   for (NodeId seen : graph_inputs_)

@@ -20,20 +20,13 @@
 #include <string_view>
 #include <vector>
 
+#include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
 
 namespace graphfuse::textio {
 
 /// The in-order build cannot promise GraphBuilder's result: read the file with GraphBuilder.
 struct GiveUp {};
-
-/// A quick hash of a short string (ids, attribute texts): word at a time, for the
-/// readers' caches; std::hash's byte loop was a few percent of a 10^6-node load.
-std::uint64_t quick_hash(std::string_view s);
-struct QuickHash {
-  using is_transparent = void;  // looks up string_views in maps keyed by strings
-  std::size_t operator()(std::string_view s) const { return quick_hash(s); }
-};
 
 class InOrderBuilder {
  public:
@@ -65,7 +58,7 @@ class InOrderBuilder {
   Graph finish();
 
  private:
-  /// `hash`: quick_hash(id), cut to 32 bits.
+  /// `hash`: Graph::id_hash(id).
   NodeId find(std::string_view id, std::uint32_t hash);
   void name_outputs(NodeId n, std::span<std::string> names);
 

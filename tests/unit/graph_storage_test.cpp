@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "graph/quick_hash.h"
 #include "graph/storage.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/graph.h"
@@ -243,5 +244,42 @@ TEST(GraphStorage, BulkLoadIndexesAtTheEnd) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), "duplicate node id 'x'");
+  }
+}
+
+TEST(GraphStorage, HashedAddNodeIsAddNode) {
+  // quick_hash reads the last 1-7 bytes of a string specially: strings that differ only
+  // there, at every length up to 24, must hash apart (a collision only costs a compare,
+  // but a systematic one would make the id index a linear scan).
+  std::vector<std::uint64_t> hashes;
+  for (std::size_t len = 0; len <= 24; ++len)
+    for (std::size_t at = 0; at < std::max<std::size_t>(len, 1); ++at) {
+      std::string s(len, 'a');
+      if (len) s[at] = 'b';
+      hashes.push_back(quick_hash(s));
+      EXPECT_EQ(quick_hash(s), quick_hash(std::string_view(s)));
+    }
+  std::sort(hashes.begin(), hashes.end());
+  EXPECT_EQ(std::adjacent_find(hashes.begin(), hashes.end()), hashes.end());
+
+  // A loader's add_node(Graph::id_hash(id), ...) files the node as add_node(id, ...) does,
+  // in a bulk load and out of it, and a repeated id is refused the same way.
+  for (bool bulk : {false, true}) {
+    Graph g;
+    if (bulk) g.begin_bulk();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 300; ++i) ids.push_back("node/" + std::string(static_cast<std::size_t>(i % 13), 'x') + std::to_string(i));
+    for (const std::string& id : ids) g.add_node(Graph::id_hash(id), id, op("Const"), {}, {}, 1, {});
+    NodeId plain = g.add_node("plain", op("Const"));
+    EXPECT_EQ(g.find("plain"), plain);
+    for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(g.find(ids[i]), static_cast<NodeId>(i)) << ids[i];
+    if (bulk) g.begin_bulk();
+    try {
+      g.add_node(Graph::id_hash(ids[7]), ids[7], op("Const"), {}, {}, 1, SourceLoc{"f.json", 3, 5});
+      if (bulk) g.end_bulk();
+      FAIL() << "a repeated id was filed";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "f.json:3:5: error: duplicate node id '" + ids[7] + "'");
+    }
   }
 }

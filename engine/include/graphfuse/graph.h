@@ -250,6 +250,12 @@ class Graph {
   /// Adds a node; its inputs must refer to live nodes. Throws Error on a duplicate id.
   NodeId add_node(std::string id, OpType op, std::vector<ValueRef> inputs = {},
                   Attributes attrs = {}, std::uint32_t num_outputs = 1, SourceLoc loc = {});
+  /// add_node for loaders that hashed the id already (for their own tables): `id_hash` is
+  /// Graph::id_hash(id). One hash a node instead of two.
+  NodeId add_node(std::uint32_t id_hash, std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+                  std::uint32_t num_outputs, SourceLoc loc);
+  /// The hash the id index files `id` under.
+  static std::uint32_t id_hash(std::string_view id);
   /// Adds a graph input node (op Input) and appends it to inputs().
   NodeId add_input(std::string id, ValueType type = {});
   /// Appends a graph output.
