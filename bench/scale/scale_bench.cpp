@@ -160,9 +160,11 @@ const char* kUsage =
     "                   [--slow-max 1e5] [--vf2-sizes 1e4,1e5] [--rules FILE]... [--dir DIR]\n"
     "                   [--shape cnn|wide]\n"
     "       scale_bench --case rewrite --input G.gfb [--threads N] [--reps N] [--target NAME|FILE]\n"
-    "                   [--shapes yes]\n"
+    "                   [--shapes yes] [--apply in-order|grouped]\n"
     "  --case rewrite: one measurement (RESULT line); --target gates it with a target's cost model;\n"
-    "  --shapes yes gives every value a type first (the generator writes none)\n"
+    "  --shapes yes gives every value a type first (the generator writes none);\n"
+    "  --apply in-order applies every round's matches one after another (the default, grouped,\n"
+    "  applies rounds of plain fusions in groups side by side: RewriteOptions::parallel_apply_from)\n"
     "       scale_bench --fanout chains,weights,shapes [--sizes 1e5,1e6,1e7] [--formats graph,json,yaml]\n"
     "                   [--reps N] [--rules FILE]... [--dir DIR]\n"
     "  --fanout: fan-out graphs (issue 18) with tests/rules/fanout.yaml; the chains form also\n"
@@ -202,6 +204,7 @@ int main(int argc, char** argv) try {
     else if (k == "--output") a.output = v;
     else if (k == "--target") a.target = v;
     else if (k == "--shapes") a.shapes = v == "1" || v == "yes";
+    else if (k == "--apply") a.in_order = v == "in-order";
     else throw graphfuse::Error("unknown option " + k + "\n" + kUsage);
   }
   if (plan.rules.empty() && (!plan.fanout.empty() || !a.form.empty())) plan.rules.push_back(GRAPHFUSE_SOURCE_DIR "/tests/rules/fanout.yaml");

@@ -25,6 +25,7 @@ struct CaseArgs {
   std::string mlir;                ///< generate: also write the graph as an MLIR module here
   std::string target;              ///< rewrite: a target profile (NAME or FILE) gating the rewrites
   bool shapes = false;             ///< rewrite: give every value a float32 NHWC type first (give_shapes)
+  bool in_order = false;           ///< rewrite/apply: apply every round in order (RewriteOptions::parallel_apply_from)
 };
 
 /// Named figures a case reports (milliseconds, counts, bytes).

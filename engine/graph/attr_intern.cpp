@@ -85,6 +85,7 @@ void AttrInterner::intern(Attributes& a) {
     mix(h, hash_str(k));
     if (!hash_value(v, h)) return;
   }
+  std::lock_guard lock(mutex_);
   auto [lo, hi] = table_.equal_range(h);
   for (auto it = lo; it != hi; ++it) {
     const auto& other = it->second->entries;

@@ -276,12 +276,15 @@ void Graph::replace_all_uses(ValueRef from, ValueRef to) {
 }
 
 void Graph::remove_node(NodeId n) {
+  remove_node(n, nullptr);
+}
+
+void Graph::remove_node(NodeId n, std::size_t* removed) {
   end_bulk();
   Node& nd = mut_(n);
   if (use_count(n) != 0) throw node_error(nd, "cannot remove a node that still has uses");
   if (has_graph_output(n)) throw node_error(nd, "cannot remove a node that is a graph output");
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
-  store_->by_id.forget();
   if (store_->hot[n].input) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), n), inputs_.end());
   // Release what the record holds, field by field: building a whole Node{}, moving it in
   // and destroying it was about 15% of a removal. The id must end empty (id_is()).
@@ -295,7 +298,13 @@ void Graph::remove_node(NodeId n) {
   hot.uses.clear();  // no uses, but it may still hold the memory of earlier ones
   hot.op = OpType();
   hot.alive = hot.output = hot.input = false;
-  --live_;
+  if (removed) ++*removed;
+  else settle_removals(1);
+}
+
+void Graph::settle_removals(std::size_t removed) {
+  store_->by_id.forget(removed);
+  live_ -= removed;
 }
 
 void Graph::set_outputs(std::vector<ValueRef> outputs) {

@@ -217,8 +217,8 @@ class IdIndex {
       }
     }
   }
-  /// Notes that a node went away; its slot goes stale (see above).
-  void forget() { --live_; }
+  /// Notes that `count` nodes went away; their slots go stale (see above).
+  void forget(std::size_t count = 1) { live_ -= count; }
   /// Adds nodes first, first + 1, ... whose ids hash to `hashes`, bucket by bucket:
   /// one counting-sort pass on the hash's top bits (the home slot grows with the hash),
   /// so each bucket's inserts stay within a window of the table small enough for the

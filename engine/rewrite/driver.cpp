@@ -22,6 +22,7 @@
 #include "match/eval.h"
 #include "match/matcher.h"
 #include "match/program.h"
+#include "rewrite/apply_groups.h"
 #include "rewrite/legality.h"
 #include "rewrite/op_presence.h"
 #include "rewrite/rewriter.h"
@@ -127,10 +128,31 @@ std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) 
   return s;
 }
 
+/// What applying matches writes besides the graph, kept apart per thread: the sequential
+/// apply phase has one lane, the parallel one a lane per worker. Folded into the report,
+/// the worklist and the op presence when the round's applying ends.
+struct ApplyLane {
+  explicit ApplyLane(Graph& g) : rw(g) {}
+  struct Tally {
+    std::size_t applied = 0, conflict = 0, stale = 0;
+  };
+  Rewriter rw;
+  match::Embedding emb;             // the match being applied, copied out of the match buffers
+  std::vector<NodeId> each_nodes;   // emb.nodes plus the elements of its eaches (reused)
+  std::vector<NodeId> created, changed;  // scratch
+  std::vector<Tally> tally;         // per rule index, this round
+  std::vector<OpType> ops;          // ops rewrites gave nodes this round (OpPresence::saw)
+  Worklist::Touched touched;
+  std::size_t applied = 0;
+  std::size_t removed = 0;  // nodes this lane removed while applying in parallel (Graph::settle_removals)
+};
+
 class Driver {
  public:
   Driver(Graph& g, const RuleSet& rules, const RewriteOptions& opt, const DriverHooks* hooks)
-      : g_(g), rules_(rules), opt_(opt), hooks_(hooks && hooks->on_candidate ? hooks : nullptr), rw_(g) {}
+      : g_(g), rules_(rules), opt_(opt), hooks_(hooks && hooks->on_candidate ? hooks : nullptr) {
+    lanes_.push_back(std::make_unique<ApplyLane>(g));
+  }
 
   RewriteReport run();
 
@@ -138,17 +160,28 @@ class Driver {
   void select_rules();
   /// True when the match reads, as a leaf, a value whose producer changed in a way its
   /// constraints or rewrite could see (see apply_match).
-  bool leaf_changed(const match::Found& f, int round) const;
+  bool leaf_changed(const match::Embedding& e, const match::Found& f, int round) const;
   void positions();
   double pos(NodeId n) const { return !id_order_ ? pos_[n] : n < base_ ? static_cast<double>(n) : pos_[n - base_]; }
   void set_pos(NodeId n, double p) { pos_[id_order_ ? n - base_ : n] = p; }
+  // Atomic: in the parallel apply phase a match's leaf may be another group's root
+  // (apply_groups.h); relaxed, since no decision reads what another group writes.
   bool marked(NodeId n, int round, Mark m) const {
-    return static_cast<int>(marks_[n] >> kMarkBits) == round && (marks_[n] & m) != 0;
+    std::uint32_t w = std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t&>(marks_[n])).load(std::memory_order_relaxed);
+    return static_cast<int>(w >> kMarkBits) == round && (w & m) != 0;
   }
   void mark(NodeId n, int round, Mark m) {
     auto r = static_cast<std::uint32_t>(round) << kMarkBits;
-    if ((marks_[n] & ~kMarkMask) != r) marks_[n] = r;
-    marks_[n] |= m;
+    auto next = [&](std::uint32_t old) { return ((old & ~kMarkMask) == r ? old : r) | m; };
+    std::atomic_ref<std::uint32_t> w(marks_[n]);
+    std::uint32_t old = w.load(std::memory_order_relaxed);
+    if (next(old) == old) return;  // most marks repeat one already made
+    if (!concurrent_) {
+      w.store(next(old), std::memory_order_relaxed);
+      return;
+    }
+    while (!w.compare_exchange_weak(old, next(old), std::memory_order_relaxed)) {
+    }
   }
   match::MatchResults match_round(std::span<const NodeId> candidates);
   std::vector<Key> order(const std::vector<match::Found>& found);
@@ -196,13 +229,28 @@ class Driver {
   void gate_round(const match::MatchResults& mr, std::vector<Key>& keys, int round);
   std::set<std::uint32_t> fired_since(int round) const;
   /// Applies one match unless it conflicts or is stale; true when applied.
-  bool apply_match(const match::MatchResults& mr, const match::Found& f, int round);
+  bool apply_match(ApplyLane& lane, const match::MatchResults& mr, const match::Found& f, int round);
+  /// Applies the round's matches in `keys` order, one after another; false when the
+  /// graph outgrew max_nodes (the report is then in rep_).
+  bool apply_in_order(const match::MatchResults& mr, const std::vector<Key>& keys, int round, RoundStats& rs);
+  /// Whether this round may be applied group by group on the arena's threads.
+  bool parallel_round(const match::MatchResults& mr, const std::vector<Key>& keys);
+  /// Applies groups_ side by side; the same decisions and graph as apply_in_order.
+  void apply_groups(const match::MatchResults& mr, int round);
+  /// Folds the lanes' counts, ops and touched nodes into the report, op presence and
+  /// worklist; adds the applied rewrites to rs.
+  void end_apply(RoundStats& rs);
 
   Graph& g_;
   const RuleSet& rules_;
   const RewriteOptions& opt_;
   const DriverHooks* hooks_;
-  Rewriter rw_;
+  std::vector<std::unique_ptr<ApplyLane>> lanes_;  // [0]: the sequential apply phase's
+  ApplyGroups groups_;
+  std::size_t max_nodes_ = 0;
+  bool concurrent_ = false;  // apply_groups() is applying: marks are made atomically  // live nodes past which the driver stops (RewriteOptions::max_nodes)
+  std::vector<char> group_safe_;  // rule index -> group_safe()
+  std::vector<char> constant_root_;  // rule index -> root_can_be_constant()
   RewriteReport rep_;
   std::vector<char> active_;             // rule index -> runs
   std::vector<std::uint32_t> running_;   // active rule indices, in rule order
@@ -221,9 +269,7 @@ class Driver {
   StateDelta state_;
   bool tracking_ = false;  // state_ follows the graph (see kTrackStatesAfter)
   std::unordered_map<NodeId, std::pair<std::uint32_t, NodeId>> claimer_;  // for hooks
-  std::vector<NodeId> created_, changed_;  // scratch
-  match::Embedding emb_;  // the match being applied, copied out of the match buffers
-  std::vector<NodeId> each_nodes_;  // emb_.nodes plus the elements of its eaches (reused)
+  match::Embedding emb_;  // a declined match (gate_round), for the hooks
   std::vector<GateVerdict> verdicts_;  // with a gate: per MatchResults::found index
   std::string_view gate_detail_;       // the verdict of the match being applied
 };
@@ -249,6 +295,12 @@ void Driver::select_rules() {
   }
   native_.assign(rules_.size(), 0);
   for (std::uint32_t r : running_) native_[r] = calls_native(*rules_[r].compiled);
+  group_safe_.assign(rules_.size(), 0);
+  constant_root_.assign(rules_.size(), 0);
+  for (std::uint32_t r : running_) {
+    group_safe_[r] = group_safe(rules_[r], native_[r] != 0);
+    constant_root_[r] = root_can_be_constant(rules_[r]);
+  }
   std::vector<std::uint32_t> by_rank = running_;
   std::stable_sort(by_rank.begin(), by_rank.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return rules_[a].benefit > rules_[b].benefit; });
@@ -457,36 +509,38 @@ void Driver::gate_round(const match::MatchResults& mr, std::vector<Key>& keys, i
   keys.swap(kept);
 }
 
-bool Driver::leaf_changed(const match::Found& f, int round) const {
+bool Driver::leaf_changed(const match::Embedding& e, const match::Found& f, int round) const {
   const match::MatchProgram& prog = rules_[f.rule].compiled->match;
   const Mark m = native_[f.rule] ? kChanged : kConstChanged;
   for (std::uint32_t v : prog.leaf_regs)
-    if (emb_.values[v].valid() && marked(emb_.values[v].node, round, m)) return true;
+    if (e.values[v].valid() && marked(e.values[v].node, round, m)) return true;
   if (native_[f.rule])  // natives also see the values of variadic lists
     for (std::uint32_t k = 0; k < prog.variadics.size(); ++k)
-      for (ValueRef v : match::variadic_values(g_, emb_, prog, k))
+      for (ValueRef v : match::variadic_values(g_, e, prog, k))
         if (v.valid() && marked(v.node, round, m)) return true;
   return false;
 }
 
-bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, int round) {
-  mr.load(f, emb_);  // a few registers into reused vectors: no allocation
+bool Driver::apply_match(ApplyLane& lane, const match::MatchResults& mr, const match::Found& f, int round) {
+  match::Embedding& emb = lane.emb;
+  mr.load(f, emb);  // a few registers into reused vectors: no allocation
   const match::MatchProgram& prog = rules_[f.rule].compiled->match;
+  ApplyLane::Tally& tally = lane.tally[f.rule];
   // An each's elements (`Transpose(xs)...`) are matched nodes too: claimed, checked for
   // changes, removed. They are the root's inputs now, which are those matched unless the
   // root itself changed this round (then the match is stale whatever they are).
-  const std::vector<NodeId>* matched = &emb_.nodes;
+  const std::vector<NodeId>* matched = &emb.nodes;
   if (!prog.eaches.empty()) {
-    each_nodes_.assign(emb_.nodes.begin(), emb_.nodes.end());
-    match::append_each_nodes(g_, emb_, prog, each_nodes_);
-    matched = &each_nodes_;
+    lane.each_nodes.assign(emb.nodes.begin(), emb.nodes.end());
+    match::append_each_nodes(g_, emb, prog, lane.each_nodes);
+    matched = &lane.each_nodes;
   }
   const auto& nodes = *matched;
-  Event ev{round, f.rule, f.root, &emb_};
+  Event ev{round, f.rule, f.root, &emb};
   ev.gate_detail = gate_detail_;
   auto shared = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) { return marked(n, round, kClaimed); });
   if (shared != nodes.end()) {
-    ++stats(f.rule).rejected[static_cast<int>(RejectReason::Conflict)];
+    ++tally.conflict;
     if (hooks_) {
       ev.outcome = Event::Outcome::Conflict;
       ev.shared = *shared;
@@ -503,7 +557,7 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
     stale = marked(nodes[r], round, kChanged) ||
             (marked(nodes[r], round, kUsesChanged) && std::find(prog.roots.begin(), prog.roots.end(), r) == prog.roots.end());
   for (std::uint32_t v : prog.leaf_regs)
-    stale = stale || !records::alive(g_, emb_.values[v].node);
+    stale = stale || !records::alive(g_, emb.values[v].node);
   // A leaf binds a value, not its producer, and a producer replaced in place keeps its
   // NodeId, outputs and output types, so most leaf facts survive it. What does not: the
   // facts of a constant (const(x), value(x), values(x), a shape read off its tensor,
@@ -513,12 +567,12 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
   // attribute): it waits for the next round like any stale match. Its root is touched so
   // the worklist matches it again (the producer is one step above the rule's depth).
   // tests/unit/stale_leaf_test.cpp.
-  if (!stale && leaf_changed(f, round)) {
+  if (!stale && leaf_changed(emb, f, round)) {
     stale = true;
-    work_->touch(f.root);
+    work_->touch(f.root, lane.touched);
   }
   if (stale) {
-    ++stats(f.rule).rejected[static_cast<int>(RejectReason::Stale)];
+    ++tally.stale;
     if (hooks_) {
       ev.outcome = Event::Outcome::Stale;
       hooks_->on_candidate(ev);
@@ -528,53 +582,151 @@ bool Driver::apply_match(const match::MatchResults& mr, const match::Found& f, i
   if (hooks_) hooks_->on_candidate(ev);
   for (NodeId n : nodes) {
     mark(n, round, kClaimed);
-    work_->touch(n);  // so matches that lost to this one are retried next round
+    work_->touch(n, lane.touched);  // so matches that lost to this one are retried next round
     if (hooks_) claimer_[n] = {f.rule, f.root};
   }
   if (tracking_) state_.before(g_, footprint(nodes));
   std::string line;
-  rw_.clear_changes();
+  Rewriter& rw = lane.rw;
+  rw.clear_changes();
   auto t0 = opt_.rule_times ? Clock::now() : Clock::time_point{};
-  apply_rewrite(rw_, rules_[f.rule], emb_, opt_.trace ? &line : nullptr);
+  apply_rewrite(rw, rules_[f.rule], emb, opt_.trace ? &line : nullptr);
   if (opt_.rule_times) stats(f.rule).apply_ms += ms_between(t0, Clock::now());
   grow();
   // Graph outputs move only onto the survivor of an erase-style rewrite at an output
   // (OutputMoved below); legality keeps them off interior nodes.
-  created_.clear();
-  changed_.clear();
-  for (const Change& c : rw_.changes()) {
+  std::vector<NodeId>& created = lane.created;
+  std::vector<NodeId>& changed = lane.changed;
+  created.clear();
+  changed.clear();
+  for (const Change& c : rw.changes()) {
     if (c.kind == ChangeKind::UsesChanged) {
       mark(c.node, round, kUsesChanged);
-      work_->touch(c.node);
+      work_->touch(c.node, lane.touched);
     } else if (c.kind == ChangeKind::OutputMoved) {
       // Legality must see the new output, and matches decided before (one that would move
       // a second output name onto this value) wait for the next round.
       is_output_[c.node] = 1;
       mark(c.node, round, Mark(kChanged | kConstChanged));
-      work_->touch(c.node);
+      work_->touch(c.node, lane.touched);
     } else if (c.kind == ChangeKind::Created) {
-      presence_->saw(records::op(g_, c.node));
+      lane.ops.push_back(records::op(g_, c.node));
       mark(c.node, round, kChanged);
-      created_.push_back(c.node);
-      work_->created(c.node);
+      created.push_back(c.node);
+      work_->created(c.node, lane.touched);
     } else {
-      if (c.kind == ChangeKind::Replaced) presence_->saw(records::op(g_, c.node));
+      if (c.kind == ChangeKind::Replaced) lane.ops.push_back(records::op(g_, c.node));
       mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
-      changed_.push_back(c.node);
-      work_->touch(c.node);
+      changed.push_back(c.node);
+      work_->touch(c.node, lane.touched);
     }
   }
   if (tracking_) {
-    std::erase_if(changed_, [&](NodeId n) { return std::find(created_.begin(), created_.end(), n) != created_.end(); });
+    std::erase_if(changed, [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); });
     // A rewrite that changed something outside its footprint makes the state hash
     // unreliable; oscillation is then left to max_rounds.
-    tracking_ = state_.after(g_, created_, changed_);
+    tracking_ = state_.after(g_, created, changed);
   }
-  assign_positions(created_, nodes[0]);
-  ++stats(f.rule).applied;
-  fired_.back().insert(f.rule);
+  assign_positions(created, nodes[0]);
+  ++tally.applied;
+  ++lane.applied;
   if (opt_.trace) rep_.trace.push_back("round " + std::to_string(round) + ": " + line);
   return true;
+}
+
+bool Driver::apply_in_order(const match::MatchResults& mr, const std::vector<Key>& keys, int round, RoundStats& rs) {
+  ApplyLane& lane = *lanes_[0];
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
+    // Applying is a string of cache misses on node records; start loading the ones a
+    // few matches ahead will touch while this one is applied.
+    if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + 2 * kPrefetchAhead].idx]), false);
+    if (i + kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + kPrefetchAhead].idx]), true);
+    if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
+    if (!apply_match(lane, mr, mr.found[keys[i].idx], round)) continue;
+    if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
+    if (g_.size() > max_nodes_) {
+      end_apply(rs);
+      rs.nodes = g_.size();
+      rep_.per_round.push_back(rs);
+      rep_.rounds = round;
+      return false;
+    }
+  }
+  end_apply(rs);
+  return true;
+}
+
+// Only rounds whose every rewrite is a group_safe fusion, and none of what needs the
+// order of all rewrites: hooks and traces (they report in order), per-rule times, a gate
+// (its savings order the round), state tracking (it hashes before and after each
+// rewrite), a format's type inference (it may note what it inferred in the graph).
+bool Driver::parallel_round(const match::MatchResults& mr, const std::vector<Key>& keys) {
+  if (!arena_ || keys.size() < opt_.parallel_apply_from || hooks_ || opt_.trace || opt_.rule_times || opt_.gate ||
+      tracking_ || lanes_[0]->rw.infers_types())
+    return false;
+  for (const Key& k : keys)
+    if (!group_safe_[k.rule]) return false;
+  std::vector<std::uint32_t> in_order(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) in_order[i] = keys[i].idx;
+  return group_matches(g_, mr, in_order, constant_root_, groups_) && groups_.size() > 1;
+}
+
+void Driver::apply_groups(const match::MatchResults& mr, int round) {
+  const auto threads = static_cast<std::size_t>(arena_->max_concurrency());
+  while (lanes_.size() < threads) {
+    lanes_.push_back(std::make_unique<ApplyLane>(g_));
+    lanes_.back()->tally.resize(rules_.size());
+  }
+  const std::size_t n = groups_.size();
+  // Enough ranges for the threads to balance groups of different sizes.
+  const std::size_t grain = std::max<std::size_t>(1, n / (threads * 32));
+  for (auto& lane : lanes_) {
+    lane->removed = 0;
+    lane->rw.count_removals_in(&lane->removed);
+  }
+  concurrent_ = true;
+  arena_->execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
+      ApplyLane& lane = *lanes_[static_cast<std::size_t>(tbb::this_task_arena::current_thread_index())];
+      // One thread applies these groups one after another, each in order: their matches
+      // in a row, prefetched as the sequential loop does.
+      const std::uint32_t* first = groups_.order.data() + groups_.starts[r.begin()];
+      const std::size_t count = groups_.starts[r.end()] - groups_.starts[r.begin()];
+      for (std::size_t i = 0; i < count; ++i) {
+        if (i + 2 * kPrefetchAhead < count) prefetch(mr.embedding(mr.found[first[i + 2 * kPrefetchAhead]]), false);
+        if (i + kPrefetchAhead < count) prefetch(mr.embedding(mr.found[first[i + kPrefetchAhead]]), true);
+        apply_match(lane, mr, mr.found[first[i]], round);
+      }
+    });
+  });
+  concurrent_ = false;
+  std::size_t removed = 0;
+  for (auto& lane : lanes_) {
+    removed += lane->removed;
+    lane->rw.count_removals_in(nullptr);
+  }
+  g_.settle_removals(removed);
+}
+
+void Driver::end_apply(RoundStats& rs) {
+  for (auto& lp : lanes_) {
+    ApplyLane& lane = *lp;
+    for (std::uint32_t r : running_) {
+      ApplyLane::Tally& t = lane.tally[r];
+      RuleStats& st = stats(r);
+      st.applied += t.applied;
+      st.rejected[static_cast<int>(RejectReason::Conflict)] += t.conflict;
+      st.rejected[static_cast<int>(RejectReason::Stale)] += t.stale;
+      if (t.applied) fired_.back().insert(r);
+      t = {};
+    }
+    for (OpType op : lane.ops) presence_->saw(op);
+    lane.ops.clear();
+    work_->absorb(lane.touched);
+    rs.applied += lane.applied;
+    lane.applied = 0;
+  }
 }
 
 RewriteReport Driver::run() {
@@ -585,7 +737,8 @@ RewriteReport Driver::run() {
   rep_.threads = threads;
   if (threads > 1) arena_.emplace(threads);
   tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
-  const std::size_t max_nodes = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
+  max_nodes_ = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
+  lanes_[0]->tally.resize(rules_.size());
 
   positions();
   grow();
@@ -638,26 +791,16 @@ RewriteReport Driver::run() {
     work_->begin(round);
     fired_.emplace_back();
     claimer_.clear();
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
-      // Applying is a string of cache misses on node records; start loading the ones a
-      // few matches ahead will touch while this one is applied.
-      if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + 2 * kPrefetchAhead].idx]), false);
-      if (i + kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + kPrefetchAhead].idx]), true);
-      if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
-      if (!apply_match(mr, mr.found[keys[i].idx], round)) continue;
-      ++rs.applied;
-      if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
-      if (g_.size() > max_nodes) {
-        rs.nodes = g_.size();
-        rep_.per_round.push_back(rs);
-        rep_.rounds = round;
-        return stop(StopKind::Growth,
-                    "unbounded growth: " + std::to_string(g_.size()) + " nodes in round " + std::to_string(round) +
-                        ", over the limit of " + std::to_string(max_nodes) + " (the input had " +
-                        std::to_string(rep_.nodes_before) + "; max_nodes)",
-                    fired_since(round - 1));
-      }
+    if (parallel_round(mr, keys)) {
+      apply_groups(mr, round);
+      rs.apply_groups = groups_.size();
+      end_apply(rs);
+    } else if (!apply_in_order(mr, keys, round, rs)) {
+      return stop(StopKind::Growth,
+                  "unbounded growth: " + std::to_string(g_.size()) + " nodes in round " + std::to_string(round) +
+                      ", over the limit of " + std::to_string(max_nodes_) + " (the input had " +
+                      std::to_string(rep_.nodes_before) + "; max_nodes)",
+                  fired_since(round - 1));
     }
     rs.apply_ms = ms_between(t1, Clock::now());
     rs.nodes = g_.size();

@@ -45,7 +45,7 @@ void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
 
 void Rewriter::erase(NodeId n) {
   uses_changed(records::node(g_, n).inputs);
-  g_.remove_node(n);
+  g_.remove_node(n, removed_);
   changes_.push_back({ChangeKind::Removed, n});
 }
 

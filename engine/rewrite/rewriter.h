@@ -46,6 +46,8 @@ class Rewriter {
   explicit Rewriter(Graph& g) : g_(g), types_(type_inference_for(g)) {}
 
   const Graph& graph() const { return g_; }
+  /// True when the graph's format infers the types of the values rewrites make.
+  bool infers_types() const { return types_ != nullptr; }
   /// Adds a node with `num_outputs` outputs (id must be free; see unique_id).
   NodeId create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
                 std::uint32_t num_outputs = 1);
@@ -56,6 +58,9 @@ class Rewriter {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node that has no uses and is not a graph output.
   void erase(NodeId n);
+  /// From now on erase() counts removals in `*removed` (Graph::remove_node(n, removed)):
+  /// for a Rewriter that erases side by side with others; null: as Graph::remove_node(n).
+  void count_removals_in(std::size_t* removed) { removed_ = removed; }
   /// Gives value v the name of a graph output moved onto it (and its type where v has
   /// none), so the output keeps its name (see rewrite::output_takeover).
   void take_output_name(ValueRef v, OutputInfo from);
@@ -86,6 +91,7 @@ class Rewriter {
   Graph& g_;
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
+  std::size_t* removed_ = nullptr;
   Scratch scratch_;
   TemplateAttrCache attr_cache_;
 };

@@ -45,6 +45,8 @@ void Worklist::begin(int round) {
   seeds_.clear();
   fresh_.clear();
   full_ = false;
+  wide_ = std::max<std::size_t>(g_.size() / 8, 16384);
+  stamp_.resize(std::max<std::size_t>(stamp_.size(), g_.capacity()), 0);
 }
 
 bool Worklist::too_wide() const {
@@ -54,22 +56,31 @@ bool Worklist::too_wide() const {
 // Once the round has touched too much for a walk to pay (see finish), the next round
 // matches everything whatever else is touched: stop collecting. At 10^7 nodes the first
 // round would otherwise stamp and list millions of nodes only to throw the list away.
-void Worklist::touch(NodeId n) {
-  if (full_) return;
+// Whether a Touched stops early changes nothing but that: finish() matches everything
+// when any did, and a walk gives the same candidates as matching everything.
+void Worklist::note(std::vector<NodeId>& list, NodeId n, Touched& t) {
+  if (t.full) return;
+  // Nodes created this round lie past the stamps; only the sequential apply creates.
   if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
-  if (claim(n)) {
-    seeds_.push_back(n);
-    full_ = too_wide();
+  if (claim_shared(n)) {
+    list.push_back(n);
+    t.full = t.seeds.size() + t.fresh.size() > wide_;
   }
 }
 
-void Worklist::created(NodeId n) {
-  if (full_) return;
-  if (n >= stamp_.size()) stamp_.resize(std::max<std::size_t>(g_.capacity(), n + 1), 0);
-  if (claim(n)) {
-    fresh_.push_back(n);
-    full_ = too_wide();
+void Worklist::touch(NodeId n, Touched& t) { note(t.seeds, n, t); }
+
+void Worklist::created(NodeId n, Touched& t) { note(t.fresh, n, t); }
+
+void Worklist::absorb(Touched& t) {
+  full_ = full_ || t.full;
+  if (!full_) {
+    seeds_.insert(seeds_.end(), t.seeds.begin(), t.seeds.end());
+    fresh_.insert(fresh_.end(), t.fresh.begin(), t.fresh.end());
   }
+  t.seeds.clear();
+  t.fresh.clear();
+  t.full = false;
 }
 
 bool Worklist::root_op(NodeId n) const {

@@ -1,6 +1,7 @@
 // The incremental worklist: which candidate roots the next round must match again.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,13 +27,23 @@ class Worklist {
  public:
   Worklist(const Graph& g, const RuleSet& rules, const std::vector<char>& active);
 
+  /// What one applying thread touched (the parallel apply phase has one per thread);
+  /// absorb() hands it to the worklist. A node is listed by the first thread to stamp it.
+  struct Touched {
+    std::vector<NodeId> seeds, fresh;
+    bool full = false;  // touched more than finish() walks: stop listing
+  };
+
   /// Starts collecting for `round` (round numbers stamp nodes, so no clearing is needed).
   void begin(int round);
-  /// A node the round matched, changed, removed or gave new uses to.
-  void touch(NodeId n);
+  /// A node the round matched, changed, removed or gave new uses to. Safe to call from
+  /// several threads with different `t`, for nodes the graph had when the round began.
+  void touch(NodeId n, Touched& t);
   /// A node the round created. Matched again itself; what lies downstream of it lies
   /// downstream of the root it feeds, which is touched.
-  void created(NodeId n);
+  void created(NodeId n, Touched& t);
+  /// Takes what `t` collected (and clears it).
+  void absorb(Touched& t);
   /// Puts the candidates for the next round in `out`, in no particular order (matches
   /// are ordered before they are applied); with `arena`, wide frontiers are expanded in
   /// parallel. Returns false instead, leaving `out` alone, when the round touched more
@@ -54,6 +65,12 @@ class Worklist {
     stamp_[n] = round_;
     return true;
   }
+  /// claim() for threads that stamp side by side.
+  bool claim_shared(NodeId n) {
+    std::atomic_ref<int> s(stamp_[n]);
+    return s.load(std::memory_order_relaxed) != round_ && s.exchange(round_, std::memory_order_relaxed) != round_;
+  }
+  void note(std::vector<NodeId>& list, NodeId n, Touched& t);
   std::vector<NodeId> expand(const std::vector<NodeId>& level, tbb::task_arena* arena);
 
   const Graph& g_;
@@ -67,6 +84,7 @@ class Worklist {
   int round_ = 0;
   std::vector<NodeId> seeds_, fresh_;
   bool full_ = false;  // too_wide() became true this round: the next one matches all
+  std::size_t wide_ = 0;  // a Touched listing more than this is full (set by begin())
 };
 
 }  // namespace graphfuse::rewrite

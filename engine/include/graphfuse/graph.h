@@ -324,6 +324,11 @@ class Graph {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node; it must have no remaining uses and not be a graph output.
   void remove_node(NodeId n);
+  /// remove_node for threads that remove different nodes side by side (the rewriter's
+  /// parallel apply phase): the removal is counted in `*removed`, not in size(), so the
+  /// threads share no counter; settle_removals() then takes the threads' total off once.
+  void remove_node(NodeId n, std::size_t* removed);
+  void settle_removals(std::size_t removed);
   /// Replaces the list of graph outputs.
   void set_outputs(std::vector<ValueRef> outputs);
   void set_inputs_list(std::vector<NodeId> inputs);

@@ -86,6 +86,12 @@ struct RewriteOptions {
   std::size_t max_nodes = 0;
   /// Matching threads; 0 = all cores. The result is byte-identical for any value.
   int threads = 0;
+  /// With more than one thread, a round with at least this many matches, all of them
+  /// plain fusions (one root taken over by one new op), is applied in groups of matches
+  /// that touch nothing in common, side by side; the decisions and the graph are the
+  /// ones applying in order gives (docs/rewriter.md). Set it to SIZE_MAX to always apply
+  /// in order, to 0 to group every round that can be grouped.
+  std::size_t parallel_apply_from = 4096;
   /// Record one line per applied rewrite in RewriteReport::trace.
   bool trace = false;
   /// After the first round, match only near what changed (a worklist). Gives the same
@@ -154,6 +160,9 @@ struct RoundStats {
   std::size_t nodes = 0;  ///< live nodes when the round ended
   double match_ms = 0.0;  ///< wall time of the (parallel) matching pass
   double apply_ms = 0.0;  ///< wall time of ordering, selecting and applying
+  /// Groups the round's matches were applied in, side by side on the driver's threads
+  /// (RewriteOptions::parallel_apply_from); 0 when they were applied one after another.
+  std::size_t apply_groups = 0;
 };
 
 /// How the driver stopped.

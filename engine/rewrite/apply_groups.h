@@ -1,0 +1,54 @@
+// Splitting a round's selected matches into groups that can be applied side by side.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphfuse/graph.h"
+#include "graphfuse/rules.h"
+#include "match/matcher.h"
+
+namespace graphfuse::rewrite {
+
+/// True when every rewrite of `rule` is a fusion the parallel apply phase can apply on
+/// its own: one root, taken over in place by the rewrite's only node (so no node is
+/// created and no use of the root is rewired), an op that is written in the rule and is
+/// not a constant, attributes copied from matched nodes or written as literals (nothing
+/// computed from a leaf), every input a leaf or a matched node's output, no folded
+/// constants, no each, no variadic list, no native, and interior nodes with outside
+/// uses rejected. Such a rewrite changes only its matched nodes, and the use lists of
+/// the values its matched nodes read (docs/rewriter.md, "Applying in parallel").
+bool group_safe(const Rule& rule, bool calls_native);
+
+/// A round's matches in groups: `order` holds indices into MatchResults::found, group
+/// after group, each group in application order; group k is order[starts[k],
+/// starts[k+1]). Groups are numbered by their first match.
+struct ApplyGroups {
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> starts;
+  std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
+};
+
+/// Puts matches (of group_safe rules, `in_order` in application order) into groups such
+/// that applying the groups in any interleaving, each in order, makes exactly the
+/// decisions and the graph that applying all of them in order makes. Two matches share
+/// a group when they match a common node (their conflict is decided in order), when they
+/// read a common value (its producer's use list is edited by both, and the order of a
+/// use list is part of the graph), or when one reads a value the other's rewrite removes
+/// (a matched node that is not the root) or turns into or out of a constant (the root of
+/// a constant). What stays apart: a match reading, as a leaf, the root of another match
+/// that replaces it in place with a non-constant. The rewrite of the one edits the root's
+/// use list, the other its op, inputs and attributes, and neither decision reads what
+/// the other writes.
+/// Returns false when the matches cannot be grouped so (a matched node that is a graph
+/// input: removing it edits the graph's input list); the round is then applied in order.
+/// `constant_roots[rule]`: root_can_be_constant() of each rule.
+bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
+                   std::span<const char> constant_roots, ApplyGroups& out);
+
+/// Whether a match of `rule` may have a constant as its root (Const, Constant or any op):
+/// only then does group_matches look at the root's op.
+bool root_can_be_constant(const Rule& rule);
+
+}  // namespace graphfuse::rewrite
