@@ -3,6 +3,10 @@
 #include "rewrite/apply_groups.h"
 
 #include <algorithm>
+#include <atomic>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "graph/storage.h"
 #include "graphfuse/cost.h"
@@ -28,28 +32,39 @@ bool group_safe(const Rule& rule, bool calls_native) {
 namespace {
 
 constexpr std::uint32_t kNone = 0xffffffffu;
-// Flags in a node's `matcher` word (group_matches), above the match position.
-constexpr std::uint32_t kInterior = 0x80000000u;       // matched as a non-root: a rewrite removes it
-constexpr std::uint32_t kMaybeConstant = 0x40000000u;  // matched as a root that may be a constant
-constexpr std::uint32_t kIndex = 0x3fffffffu;
+// A node's flags (group_matches).
+constexpr std::uint8_t kInterior = 1;       // matched as a non-root: a rewrite removes it
+constexpr std::uint8_t kMaybeConstant = 2;  // matched as a root its rule allows to be a constant
 
-/// Union-find over match positions; the smaller position becomes the representative,
-/// so a group is named by its first match.
+std::atomic_ref<std::uint32_t> at(std::vector<std::uint32_t>& v, std::size_t i) { return std::atomic_ref(v[i]); }
+
+/// Union-find over match positions that threads unite in side by side: a root is only
+/// ever linked under a smaller root (by compare-and-swap), so every root is the smallest
+/// position of its set, and the sets, and so the groups and their names, do not depend
+/// on the order of the unions.
 class Groups {
  public:
   explicit Groups(std::size_t n) : parent_(n) {
     for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;
   }
   std::uint32_t find(std::uint32_t i) {
-    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-    return i;
+    for (;;) {
+      std::uint32_t p = at(parent_, i).load(std::memory_order_relaxed);
+      if (p == i) return i;
+      std::uint32_t gp = at(parent_, p).load(std::memory_order_relaxed);
+      if (gp != p) at(parent_, i).store(gp, std::memory_order_relaxed);  // halving: gp is an ancestor too
+      i = gp;
+    }
   }
   void unite(std::uint32_t a, std::uint32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return;
-    if (a > b) std::swap(a, b);
-    parent_[b] = a;
+    for (;;) {
+      a = find(a);
+      b = find(b);
+      if (a == b) return;
+      if (a > b) std::swap(a, b);
+      std::uint32_t root = b;
+      if (at(parent_, b).compare_exchange_strong(root, a, std::memory_order_acq_rel)) return;
+    }
   }
 
  private:
@@ -63,48 +78,61 @@ bool root_can_be_constant(const Rule& rule) {
 }
 
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
-                   std::span<const char> constant_roots, ApplyGroups& out) {
+                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out) {
   const std::size_t m = in_order.size();
-  if (m > kIndex) return false;
+  if (m >= kNone) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
-  // Per node, in one word (one cache line visited, not two): the first match (position
-  // in in_order) that matched it, with kInterior once any match matched it as a
-  // non-root and kMaybeConstant when a match matched it as a root its rule allows to be
-  // a constant; and in the high half, the first match that read it as a leaf.
-  struct Seen {
-    std::uint32_t matcher = kNone, reader = kNone;
+  // Per node: the first match (position in in_order) that matched it, the first that read
+  // it as a leaf, and flags. Threads go through the matches side by side: whoever finds a
+  // node's slot taken unites with its holder, so every matcher of a node is united with
+  // every other, and every reader with every other.
+  std::vector<std::uint32_t> matcher(g.capacity(), kNone), reader(g.capacity(), kNone);
+  std::vector<std::uint8_t> flags(g.capacity(), 0);
+  auto claim = [](std::vector<std::uint32_t>& slots, NodeId n, std::uint32_t i) {
+    std::uint32_t holder = kNone;
+    return at(slots, n).compare_exchange_strong(holder, i, std::memory_order_seq_cst) ? kNone : holder;
   };
-  std::vector<Seen> seen(g.capacity());
-  // Only a node some rule may match as a constant is looked at: the rest need no load
-  // of the node's record.
-  auto constant = [&](NodeId n, std::uint32_t mk) { return (mk & kMaybeConstant) != 0 && is_constant(g, ValueRef{n, 0}); };
+  // Only a node some rule may match as a constant root is looked at: the rest need no
+  // load of the node's record.
+  auto constant = [&](NodeId n, std::uint8_t f) { return (f & kMaybeConstant) != 0 && is_constant(g, ValueRef{n, 0}); };
   Groups groups(m);
-  for (std::uint32_t i = 0; i < m; ++i) {
-    const match::Found& f = mr.found[in_order[i]];
-    match::EmbeddingView e = mr.embedding(f);
-    for (std::size_t r = 0; r < e.nodes.size(); ++r) {
-      NodeId n = e.nodes[r];
-      if (n == kNoNode) continue;
-      const bool interior = r != 0;
-      if (interior && std::binary_search(inputs.begin(), inputs.end(), n)) return false;
-      Seen& s = seen[n];
-      if (s.matcher == kNone) s.matcher = i;
-      else groups.unite(i, s.matcher & kIndex);
-      if (interior) s.matcher |= kInterior;
-      else if (constant_roots[f.rule]) s.matcher |= kMaybeConstant;
-      // A reader of n cares when n goes away or stops (or starts) being a constant.
-      if (s.reader != kNone && (interior || constant(n, s.matcher))) groups.unite(i, s.reader);
+  std::atomic<bool> refused{false};
+  auto pass = [&](std::size_t begin, std::size_t end) {
+    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
+      const match::Found& f = mr.found[in_order[i]];
+      match::EmbeddingView e = mr.embedding(f);
+      for (std::size_t r = 0; r < e.nodes.size(); ++r) {
+        NodeId n = e.nodes[r];
+        if (n == kNoNode) continue;
+        const bool interior = r != 0;
+        if (interior && std::binary_search(inputs.begin(), inputs.end(), n)) refused = true;
+        if (std::uint32_t holder = claim(matcher, n, i); holder != kNone) groups.unite(i, holder);
+        // The matcher's side of a matcher/reader pair: flags written after the matcher
+        // slot, then the reader slot read; a reader writes its slot, then reads the
+        // flags. Sequentially consistent, so at least one of the two sees the other.
+        std::uint8_t mine = interior ? kInterior : constant_roots[f.rule] ? kMaybeConstant : 0;
+        if (mine) std::atomic_ref(flags[n]).fetch_or(mine, std::memory_order_seq_cst);
+        // A reader of n cares when n goes away or stops (or starts) being a constant.
+        std::uint32_t rd = at(reader, n).load(std::memory_order_seq_cst);
+        if (rd != kNone && (interior || constant(n, mine))) groups.unite(i, rd);
+      }
+      for (ValueRef v : e.values) {
+        if (!v.valid() || std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) continue;
+        if (std::uint32_t holder = claim(reader, v.node, i); holder != kNone) groups.unite(i, holder);
+        std::uint8_t fl = std::atomic_ref(flags[v.node]).load(std::memory_order_seq_cst);
+        if ((fl & kInterior) != 0 || constant(v.node, fl)) groups.unite(i, at(matcher, v.node).load(std::memory_order_seq_cst));
+      }
     }
-    for (ValueRef v : e.values) {
-      if (!v.valid() || std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) continue;
-      Seen& s = seen[v.node];
-      if (s.reader == kNone) s.reader = i;
-      else groups.unite(i, s.reader);
-      if (s.matcher != kNone && ((s.matcher & kInterior) != 0 || constant(v.node, s.matcher)))
-        groups.unite(i, s.matcher & kIndex);
-    }
-  }
+  };
+  if (arena != nullptr && m >= 65536)
+    arena->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m, 4096),
+                        [&](const tbb::blocked_range<std::size_t>& r) { pass(r.begin(), r.end()); });
+    });
+  else
+    pass(0, m);
+  if (refused) return false;
   // Counting sort by representative: groups in order of their first match, each in order.
   std::vector<std::uint32_t> rep(m), count(m + 1, 0);
   for (std::uint32_t i = 0; i < m; ++i) ++count[(rep[i] = groups.find(i)) + 1];

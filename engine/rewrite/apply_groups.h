@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "graphfuse/graph.h"
 #include "graphfuse/rules.h"
 #include "match/matcher.h"
@@ -44,8 +46,9 @@ struct ApplyGroups {
 /// Returns false when the matches cannot be grouped so (a matched node that is a graph
 /// input: removing it edits the graph's input list); the round is then applied in order.
 /// `constant_roots[rule]`: root_can_be_constant() of each rule.
+/// With `arena`, big rounds are grouped by its threads (the groups are the same).
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
-                   std::span<const char> constant_roots, ApplyGroups& out);
+                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out);
 
 /// Whether a match of `rule` may have a constant as its root (Const, Constant or any op):
 /// only then does group_matches look at the root's op.

@@ -131,7 +131,10 @@ std::string rule_list(const RuleSet& rules, const std::set<std::uint32_t>& idx) 
 /// What applying matches writes besides the graph, kept apart per thread: the sequential
 /// apply phase has one lane, the parallel one a lane per worker. Folded into the report,
 /// the worklist and the op presence when the round's applying ends.
-struct ApplyLane {
+// A cache line of its own, and the vectors it writes per match allocated by the thread
+// that uses it (glibc gives each thread its own arena): two lanes' counters or scratch
+// sharing a line made every match of the parallel apply phase cost twice as much.
+struct alignas(64) ApplyLane {
   explicit ApplyLane(Graph& g) : rw(g) {}
   struct Tally {
     std::size_t applied = 0, conflict = 0, stale = 0;
@@ -185,7 +188,7 @@ class Driver {
   }
   match::MatchResults match_round(std::span<const NodeId> candidates);
   std::vector<Key> order(const std::vector<match::Found>& found);
-  void radix_order(std::vector<Key>& keys, NodeId max_root) const;
+  void radix_order(std::vector<Key>& keys, NodeId max_root);
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
   std::vector<NodeId> footprint(const std::vector<NodeId>& matched) const;
   void notify(int round, RewriteProgress::Phase phase, std::size_t done, std::size_t total,
@@ -369,17 +372,35 @@ std::vector<Key> Driver::order(const std::vector<match::Found>& found) {
 // The order of operator< when positions are node ids, by LSD radix sort: a few linear,
 // stable passes (11 bits of root at a time, then the rule's rank) where a comparison
 // sort of the millions of matches of a big graph's first round pays log n compares each.
-void Driver::radix_order(std::vector<Key>& keys, NodeId max_root) const {
+void Driver::radix_order(std::vector<Key>& keys, NodeId max_root) {
   constexpr unsigned kBits = 11;
-  constexpr std::uint32_t kMask = (1u << kBits) - 1;
+  constexpr std::size_t kDigits = std::size_t{1} << kBits;
+  constexpr std::uint32_t kMask = kDigits - 1;
   std::vector<Key> tmp(keys.size());
-  std::vector<std::size_t> start(std::size_t{1} << kBits);
+  // Each pass counts and scatters chunk by chunk: chunk c's keys with digit d go after
+  // those of every smaller digit and of the same digit in chunks before c, so the pass
+  // is stable however the chunks are spread over threads (a big graph's first round
+  // orders 10^5..10^6 matches, which one thread spends tens of milliseconds on).
+  const std::size_t chunks = arena_ && keys.size() >= 65536 ? static_cast<std::size_t>(arena_->max_concurrency()) * 4 : 1;
+  const std::size_t per = (keys.size() + chunks - 1) / chunks;
+  std::vector<std::size_t> start(chunks * kDigits);
+  auto for_chunks = [&](auto body) {
+    if (chunks == 1) return body(0);
+    arena_->execute([&] { tbb::parallel_for(std::size_t{0}, chunks, body); });
+  };
   auto pass = [&](auto digit) {
-    std::fill(start.begin(), start.end(), 0);
-    for (const Key& k : keys) ++start[digit(k)];
+    for_chunks([&](std::size_t c) {
+      std::size_t* count = &start[c * kDigits];
+      std::fill(count, count + kDigits, 0);
+      for (std::size_t i = c * per, e = std::min(keys.size(), i + per); i < e; ++i) ++count[digit(keys[i])];
+    });
     std::size_t sum = 0;
-    for (std::size_t& c : start) sum += std::exchange(c, sum);
-    for (const Key& k : keys) tmp[start[digit(k)]++] = k;
+    for (std::size_t d = 0; d < kDigits; ++d)
+      for (std::size_t c = 0; c < chunks; ++c) sum += std::exchange(start[c * kDigits + d], sum);
+    for_chunks([&](std::size_t c) {
+      std::size_t* at = &start[c * kDigits];
+      for (std::size_t i = c * per, e = std::min(keys.size(), i + per); i < e; ++i) tmp[at[digit(keys[i])]++] = keys[i];
+    });
     keys.swap(tmp);
   };
   for (unsigned shift = 0; shift < static_cast<unsigned>(std::bit_width(max_root)); shift += kBits)
@@ -525,6 +546,7 @@ bool Driver::apply_match(ApplyLane& lane, const match::MatchResults& mr, const m
   match::Embedding& emb = lane.emb;
   mr.load(f, emb);  // a few registers into reused vectors: no allocation
   const match::MatchProgram& prog = rules_[f.rule].compiled->match;
+  if (lane.tally.empty()) lane.tally.resize(rules_.size());  // on the applying thread (see ApplyLane)
   ApplyLane::Tally& tally = lane.tally[f.rule];
   // An each's elements (`Transpose(xs)...`) are matched nodes too: claimed, checked for
   // changes, removed. They are the root's inputs now, which are those matched unless the
@@ -669,14 +691,13 @@ bool Driver::parallel_round(const match::MatchResults& mr, const std::vector<Key
     if (!group_safe_[k.rule]) return false;
   std::vector<std::uint32_t> in_order(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) in_order[i] = keys[i].idx;
-  return group_matches(g_, mr, in_order, constant_root_, groups_) && groups_.size() > 1;
+  return group_matches(g_, mr, in_order, constant_root_, &*arena_, groups_) && groups_.size() > 1;
 }
 
 void Driver::apply_groups(const match::MatchResults& mr, int round) {
   const auto threads = static_cast<std::size_t>(arena_->max_concurrency());
   while (lanes_.size() < threads) {
     lanes_.push_back(std::make_unique<ApplyLane>(g_));
-    lanes_.back()->tally.resize(rules_.size());
   }
   const std::size_t n = groups_.size();
   // Enough ranges for the threads to balance groups of different sizes.
@@ -712,6 +733,7 @@ void Driver::apply_groups(const match::MatchResults& mr, int round) {
 void Driver::end_apply(RoundStats& rs) {
   for (auto& lp : lanes_) {
     ApplyLane& lane = *lp;
+    if (lane.tally.empty()) continue;  // never applied anything
     for (std::uint32_t r : running_) {
       ApplyLane::Tally& t = lane.tally[r];
       RuleStats& st = stats(r);
@@ -738,7 +760,6 @@ RewriteReport Driver::run() {
   if (threads > 1) arena_.emplace(threads);
   tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
   max_nodes_ = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;
-  lanes_[0]->tally.resize(rules_.size());
 
   positions();
   grow();
