@@ -190,7 +190,8 @@ class JsonWalk {
     std::string_view tok = trim_end(v.raw_json_token());
     if (tok.empty() || tok[0] != '{') throw Stop{};
     SourceLoc at = loc(tok.data());
-    od::object obj = take(v.get_object());
+    auto obj_result = v.get_object();  // in place, as ok() says
+    od::object& obj = ok(obj_result);
     unsigned seen = 0;
     std::string id;
     OpType op;
@@ -209,7 +210,8 @@ class JsonWalk {
       } else if (bit == 4) {
         std::string_view first = trim_end(fv.raw_json_token());
         if (first.empty() || first[0] != '[') throw Stop{};
-        od::array arr = take(fv.get_array());
+        auto arr_result = fv.get_array();  // in place, as ok() says
+        od::array& arr = ok(arr_result);
         for (auto element : arr) {
           od::value& e = ok(element);
           std::string_view etok = trim_end(e.raw_json_token());
@@ -219,7 +221,8 @@ class JsonWalk {
       } else if (bit == 8) {
         std::string_view first = trim_end(fv.raw_json_token());
         if (first.empty() || first[0] != '[') throw Stop{};
-        od::array arr = take(fv.get_array());
+        auto arr_result = fv.get_array();  // in place, as ok() says
+        od::array& arr = ok(arr_result);
         for (auto element : arr) {
           od::value& e = ok(element);
           output_names_.push_back(name(e));
