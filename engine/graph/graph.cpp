@@ -276,10 +276,17 @@ void Graph::replace_all_uses(ValueRef from, ValueRef to) {
 }
 
 void Graph::remove_node(NodeId n) {
-  remove_node(n, nullptr);
+  remove_(n, nullptr);
+  store_->by_id.forget();
+  --live_;
 }
 
-void Graph::remove_node(NodeId n, std::size_t* removed) {
+void Graph::remove_node(NodeId n, Removals& removals) {
+  remove_(n, &removals);
+  ++removals.count;
+}
+
+void Graph::remove_(NodeId n, Removals* into) {
   end_bulk();
   Node& nd = mut_(n);
   if (use_count(n) != 0) throw node_error(nd, "cannot remove a node that still has uses");
@@ -289,6 +296,9 @@ void Graph::remove_node(NodeId n, std::size_t* removed) {
   // Release what the record holds, field by field: building a whole Node{}, moving it in
   // and destroying it was about 15% of a removal. The id must end empty (id_is()).
   std::string().swap(nd.id);
+  if (into) {
+    into->attrs.push_back(std::move(nd.attrs));
+  }
   nd.attrs = Attributes();
   std::vector<ValueRef>().swap(nd.inputs);
   nd.outputs.clear();
@@ -298,13 +308,13 @@ void Graph::remove_node(NodeId n, std::size_t* removed) {
   hot.uses.clear();  // no uses, but it may still hold the memory of earlier ones
   hot.op = OpType();
   hot.alive = hot.output = hot.input = false;
-  if (removed) ++*removed;
-  else settle_removals(1);
 }
 
-void Graph::settle_removals(std::size_t removed) {
-  store_->by_id.forget(removed);
-  live_ -= removed;
+void Graph::settle_removals(Removals& removals) {
+  store_->by_id.forget(removals.count);
+  live_ -= removals.count;
+  removals.count = 0;
+  removals.attrs.clear();
 }
 
 void Graph::set_outputs(std::vector<ValueRef> outputs) {

@@ -35,6 +35,8 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 // A node's flags (group_matches).
 constexpr std::uint8_t kInterior = 1;       // matched as a non-root: a rewrite removes it
 constexpr std::uint8_t kMaybeConstant = 2;  // matched as a root its rule allows to be a constant
+constexpr std::uint8_t kRoot = 8;           // matched as a root
+static_assert((ApplyGroups::kShared & (kInterior | kMaybeConstant | kRoot)) == 0);
 
 std::atomic_ref<std::uint32_t> at(std::vector<std::uint32_t>& v, std::size_t i) { return std::atomic_ref(v[i]); }
 
@@ -88,7 +90,8 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   // node's slot taken unites with its holder, so every matcher of a node is united with
   // every other, and every reader with every other.
   std::vector<std::uint32_t> matcher(g.capacity(), kNone), reader(g.capacity(), kNone);
-  std::vector<std::uint8_t> flags(g.capacity(), 0);
+  std::vector<std::uint8_t>& flags = out.flags;
+  flags.assign(g.capacity(), 0);
   auto claim = [](std::vector<std::uint32_t>& slots, NodeId n, std::uint32_t i) {
     std::uint32_t holder = kNone;
     return at(slots, n).compare_exchange_strong(holder, i, std::memory_order_seq_cst) ? kNone : holder;
@@ -111,17 +114,22 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
         // The matcher's side of a matcher/reader pair: flags written after the matcher
         // slot, then the reader slot read; a reader writes its slot, then reads the
         // flags. Sequentially consistent, so at least one of the two sees the other.
-        std::uint8_t mine = interior ? kInterior : constant_roots[f.rule] ? kMaybeConstant : 0;
-        if (mine) std::atomic_ref(flags[n]).fetch_or(mine, std::memory_order_seq_cst);
-        // A reader of n cares when n goes away or stops (or starts) being a constant.
+        std::uint8_t mine = interior ? kInterior : kRoot | (constant_roots[f.rule] ? kMaybeConstant : 0);
+        std::atomic_ref(flags[n]).fetch_or(mine, std::memory_order_seq_cst);
+        // A reader of n cares when n goes away or stops (or starts) being a constant;
+        // else the two may stay apart, and both mark n.
         std::uint32_t rd = at(reader, n).load(std::memory_order_seq_cst);
-        if (rd != kNone && (interior || constant(n, mine))) groups.unite(i, rd);
+        if (rd != kNone) {
+          if (interior || constant(n, mine)) groups.unite(i, rd);
+          else std::atomic_ref(flags[n]).fetch_or(ApplyGroups::kShared, std::memory_order_relaxed);
+        }
       }
       for (ValueRef v : e.values) {
         if (!v.valid() || std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) continue;
         if (std::uint32_t holder = claim(reader, v.node, i); holder != kNone) groups.unite(i, holder);
         std::uint8_t fl = std::atomic_ref(flags[v.node]).load(std::memory_order_seq_cst);
         if ((fl & kInterior) != 0 || constant(v.node, fl)) groups.unite(i, at(matcher, v.node).load(std::memory_order_seq_cst));
+        else if ((fl & kRoot) != 0) std::atomic_ref(flags[v.node]).fetch_or(ApplyGroups::kShared, std::memory_order_relaxed);
       }
     }
   };

@@ -30,6 +30,13 @@ struct ApplyGroups {
   std::vector<std::uint32_t> order;
   std::vector<std::uint32_t> starts;
   std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
+  /// Per node: whether two groups may write its marks side by side (one matched it as a
+  /// root and another read it, and nothing else tied them): only such a node needs its
+  /// marks set atomically.
+  bool shared(NodeId n) const { return (flags[n] & kShared) != 0; }
+
+  static constexpr std::uint8_t kShared = 4;
+  std::vector<std::uint8_t> flags;  // group_matches' per-node flags, kShared among them
 };
 
 /// Puts matches (of group_safe rules, `in_order` in application order) into groups such

@@ -147,7 +147,7 @@ struct alignas(64) ApplyLane {
   std::vector<OpType> ops;          // ops rewrites gave nodes this round (OpPresence::saw)
   Worklist::Touched touched;
   std::size_t applied = 0;
-  std::size_t removed = 0;  // nodes this lane removed while applying in parallel (Graph::settle_removals)
+  Graph::Removals removals;  // what this lane removed while applying in parallel (Graph::settle_removals)
 };
 
 class Driver {
@@ -167,8 +167,9 @@ class Driver {
   void positions();
   double pos(NodeId n) const { return !id_order_ ? pos_[n] : n < base_ ? static_cast<double>(n) : pos_[n - base_]; }
   void set_pos(NodeId n, double p) { pos_[id_order_ ? n - base_ : n] = p; }
-  // Atomic: in the parallel apply phase a match's leaf may be another group's root
-  // (apply_groups.h); relaxed, since no decision reads what another group writes.
+  // Atomic where two groups of the parallel apply phase may mark a node side by side (a
+  // match's leaf that is another group's root: apply_groups.h); relaxed, since no
+  // decision reads what another group writes.
   bool marked(NodeId n, int round, Mark m) const {
     std::uint32_t w = std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t&>(marks_[n])).load(std::memory_order_relaxed);
     return static_cast<int>(w >> kMarkBits) == round && (w & m) != 0;
@@ -179,7 +180,7 @@ class Driver {
     std::atomic_ref<std::uint32_t> w(marks_[n]);
     std::uint32_t old = w.load(std::memory_order_relaxed);
     if (next(old) == old) return;  // most marks repeat one already made
-    if (!concurrent_) {
+    if (!concurrent_ || !groups_.shared(n)) {  // only this thread marks n
       w.store(next(old), std::memory_order_relaxed);
       return;
     }
@@ -703,8 +704,7 @@ void Driver::apply_groups(const match::MatchResults& mr, int round) {
   // Enough ranges for the threads to balance groups of different sizes.
   const std::size_t grain = std::max<std::size_t>(1, n / (threads * 32));
   for (auto& lane : lanes_) {
-    lane->removed = 0;
-    lane->rw.count_removals_in(&lane->removed);
+    lane->rw.collect_removals_in(&lane->removals);
   }
   concurrent_ = true;
   arena_->execute([&] {
@@ -722,12 +722,10 @@ void Driver::apply_groups(const match::MatchResults& mr, int round) {
     });
   });
   concurrent_ = false;
-  std::size_t removed = 0;
   for (auto& lane : lanes_) {
-    removed += lane->removed;
-    lane->rw.count_removals_in(nullptr);
+    lane->rw.collect_removals_in(nullptr);
+    g_.settle_removals(lane->removals);
   }
-  g_.settle_removals(removed);
 }
 
 void Driver::end_apply(RoundStats& rs) {

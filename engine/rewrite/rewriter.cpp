@@ -45,7 +45,8 @@ void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
 
 void Rewriter::erase(NodeId n) {
   uses_changed(records::node(g_, n).inputs);
-  g_.remove_node(n, removed_);
+  if (removals_) g_.remove_node(n, *removals_);
+  else g_.remove_node(n);
   changes_.push_back({ChangeKind::Removed, n});
 }
 

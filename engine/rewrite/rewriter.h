@@ -58,9 +58,10 @@ class Rewriter {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node that has no uses and is not a graph output.
   void erase(NodeId n);
-  /// From now on erase() counts removals in `*removed` (Graph::remove_node(n, removed)):
-  /// for a Rewriter that erases side by side with others; null: as Graph::remove_node(n).
-  void count_removals_in(std::size_t* removed) { removed_ = removed; }
+  /// From now on erase() hands its removals to `*removals` (Graph::remove_node(n,
+  /// removals)): for a Rewriter that erases side by side with others; null: as
+  /// Graph::remove_node(n).
+  void collect_removals_in(Graph::Removals* removals) { removals_ = removals; }
   /// Gives value v the name of a graph output moved onto it (and its type where v has
   /// none), so the output keeps its name (see rewrite::output_takeover).
   void take_output_name(ValueRef v, OutputInfo from);
@@ -91,7 +92,7 @@ class Rewriter {
   Graph& g_;
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
-  std::size_t* removed_ = nullptr;
+  Graph::Removals* removals_ = nullptr;
   Scratch scratch_;
   TemplateAttrCache attr_cache_;
 };

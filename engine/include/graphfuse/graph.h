@@ -324,11 +324,21 @@ class Graph {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node; it must have no remaining uses and not be a graph output.
   void remove_node(NodeId n);
+  /// What remove_node(n, &removals) leaves to its caller: how many nodes it removed, and
+  /// their attribute sets, dropped when settle_removals() runs.
+  struct Removals {
+    std::size_t count = 0;
+    std::vector<Attributes> attrs;
+  };
   /// remove_node for threads that remove different nodes side by side (the rewriter's
-  /// parallel apply phase): the removal is counted in `*removed`, not in size(), so the
-  /// threads share no counter; settle_removals() then takes the threads' total off once.
-  void remove_node(NodeId n, std::size_t* removed);
-  void settle_removals(std::size_t removed);
+  /// parallel apply phase): the removal is counted in `removals`, not in size(), so the
+  /// threads share no counter, and the node's attribute set is handed over rather than
+  /// dropped (a set all the threads' nodes share, a Conv2D's strides and padding, has one
+  /// reference count, and every thread dropping references to it makes its cache line
+  /// travel between them). settle_removals() then takes the count off size() and drops
+  /// the sets, on one thread.
+  void remove_node(NodeId n, Removals& removals);
+  void settle_removals(Removals& removals);
   /// Replaces the list of graph outputs.
   void set_outputs(std::vector<ValueRef> outputs);
   void set_inputs_list(std::vector<NodeId> inputs);
@@ -364,6 +374,7 @@ class Graph {
  private:
   void add_use_(ValueRef from, NodeId to, std::uint32_t slot);
   void remove_use_(NodeId to, std::uint32_t slot);
+  void remove_(NodeId n, Removals* into);  // both remove_node()s but the counting
   void flag_output_(NodeId n);  // marks n as having a graph output
   void reflag_io_();            // recomputes every node's graph input / output marks
   Node& mut_(NodeId n);
