@@ -145,6 +145,10 @@ struct alignas(64) ApplyLane {
   std::vector<NodeId> created, changed;  // scratch
   std::vector<Tally> tally;         // per rule index, this round
   std::vector<OpType> ops;          // ops rewrites gave nodes this round (OpPresence::saw)
+  // A round's rewrites give a few ops over and over: listed once in a row.
+  void saw(OpType op) {
+    if (ops.empty() || ops.back() != op) ops.push_back(op);
+  }
   Worklist::Touched touched;
   std::size_t applied = 0;
   Graph::Removals removals;  // what this lane removed while applying in parallel (Graph::settle_removals)
@@ -633,12 +637,12 @@ bool Driver::apply_match(ApplyLane& lane, const match::MatchResults& mr, const m
       mark(c.node, round, Mark(kChanged | kConstChanged));
       work_->touch(c.node, lane.touched);
     } else if (c.kind == ChangeKind::Created) {
-      lane.ops.push_back(records::op(g_, c.node));
+      lane.saw(records::op(g_, c.node));
       mark(c.node, round, kChanged);
       created.push_back(c.node);
       work_->created(c.node, lane.touched);
     } else {
-      if (c.kind == ChangeKind::Replaced) lane.ops.push_back(records::op(g_, c.node));
+      if (c.kind == ChangeKind::Replaced) lane.saw(records::op(g_, c.node));
       mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
       changed.push_back(c.node);
       work_->touch(c.node, lane.touched);
