@@ -93,6 +93,7 @@ class Rewriter {
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
   Graph::Removals* removals_ = nullptr;
+  static constexpr std::size_t kRemovalBatch = 4096;
   Scratch scratch_;
   TemplateAttrCache attr_cache_;
 };
