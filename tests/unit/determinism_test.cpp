@@ -12,6 +12,7 @@
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "report_counts.h"
 
 using namespace graphfuse;
 namespace fs = std::filesystem;
@@ -95,18 +96,6 @@ Graph overlapping_graph(unsigned seed, int blocks) {
   return g;
 }
 
-// Everything in a report that must not depend on threads or visiting order (times do).
-std::string counts(const RewriteReport& rep) {
-  std::ostringstream o;
-  for (const RuleStats& s : rep.rules) {
-    o << s.rule << ' ' << s.candidates << ' ' << s.matched << ' ' << s.applied;
-    for (std::size_t r : s.rejected) o << ' ' << r;
-    o << '\n';
-  }
-  for (const RoundStats& r : rep.per_round) o << r.candidates << ' ' << r.matched << ' ' << r.applied << ' ' << r.nodes << '\n';
-  for (const std::string& t : rep.trace) o << t << '\n';
-  return o.str();
-}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -135,7 +124,7 @@ TEST(Determinism, SameGraphStatsAndTraceForAnyThreadsAndOrder) {
         RewriteReport rep = rewrite_graph(g, rs, opt);
         g.validate();
         ASSERT_TRUE(rep.converged);
-        std::string got = write_graph_text(g), got_stats = counts(rep);
+        std::string got = write_graph_text(g), got_stats = graphfuse::testing::report_counts(rep);
         if (graph.empty()) {
           graph = got;
           stats = got_stats;

@@ -11,6 +11,7 @@
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "report_counts.h"
 
 using namespace graphfuse;
 
@@ -114,16 +115,6 @@ std::string uses(const Graph& g) {
   return o.str();
 }
 
-std::string counts(const RewriteReport& rep) {
-  std::ostringstream o;
-  for (const RuleStats& s : rep.rules) {
-    o << s.rule << ' ' << s.candidates << ' ' << s.matched << ' ' << s.applied;
-    for (std::size_t r : s.rejected) o << ' ' << r;
-    o << '\n';
-  }
-  for (const RoundStats& r : rep.per_round) o << r.candidates << ' ' << r.matched << ' ' << r.applied << ' ' << r.nodes << '\n';
-  return o.str();
-}
 
 struct Outcome {
   std::string graph, stats;
@@ -140,7 +131,7 @@ Outcome rewrite(const Graph& base, const RuleSet& rules, int threads, bool group
   RewriteReport rep = rewrite_graph(g, rules, opt);
   g.validate();
   EXPECT_TRUE(rep.converged);
-  Outcome r{write_graph_text(g) + uses(g), counts(rep)};
+  Outcome r{write_graph_text(g) + uses(g), graphfuse::testing::report_counts(rep)};
   for (const RoundStats& s : rep.per_round) r.groups += s.apply_groups;
   r.first_round_groups = rep.per_round.front().apply_groups;
   return r;
