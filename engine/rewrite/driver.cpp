@@ -255,8 +255,8 @@ class Driver {
   const DriverHooks* hooks_;
   std::vector<std::unique_ptr<ApplyLane>> lanes_;  // [0]: the sequential apply phase's
   ApplyGroups groups_;
-  std::size_t max_nodes_ = 0;
-  bool concurrent_ = false;  // apply_groups() is applying: marks are made atomically  // live nodes past which the driver stops (RewriteOptions::max_nodes)
+  std::size_t max_nodes_ = 0;  // live nodes past which the driver stops (RewriteOptions::max_nodes)
+  bool concurrent_ = false;    // apply_groups() is applying: marks of shared nodes are made atomically
   std::vector<char> group_safe_;  // rule index -> group_safe()
   std::vector<char> constant_root_;  // rule index -> root_can_be_constant()
   RewriteReport rep_;
