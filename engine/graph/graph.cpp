@@ -83,6 +83,8 @@ std::optional<NodeId> Graph::find(std::string_view id) const {
 
 void Graph::reserve(std::size_t nodes) {
   store_->by_id.reserve(nodes, alive_in(*store_));
+  store_->nodes.reserve(nodes);
+  store_->hot.reserve(nodes);
 }
 
 void Graph::add_use_(ValueRef from, NodeId to, std::uint32_t slot) {

@@ -253,6 +253,19 @@ void UseList::clear() { release_(); }
 
 // ---- Boost snapshot ---------------------------------------------------------------
 
+std::vector<std::span<std::byte>> records::unfilled_records(Graph& g, std::size_t upto) {
+  const GraphStorage& s = g.storage();
+  std::vector<std::span<std::byte>> nodes, hot, out;
+  s.nodes.raw_spans(s.nodes.size(), upto, nodes);
+  s.hot.raw_spans(s.hot.size(), upto, hot);
+  // Both stores chunk alike: the loader fills chunk k of each at the same time.
+  for (std::size_t k = 0; k < std::max(nodes.size(), hot.size()); ++k) {
+    if (k < nodes.size()) out.push_back(nodes[k]);
+    if (k < hot.size()) out.push_back(hot[k]);
+  }
+  return out;
+}
+
 BoostGraph boost_snapshot(const Graph& g) {
   BoostGraph b(g.capacity());
   for (NodeId n = 0; n < g.capacity(); ++n) {

@@ -139,6 +139,23 @@ class ChunkedStore {
     ++size_;
     return *p;
   }
+  /// Allocates the chunks elements up to `n` will live in, without touching them.
+  void reserve(std::size_t n) {
+    if (n == 0) return;
+    for (std::size_t k = chunk_of_(n - 1); chunks_.size() <= k;)
+      chunks_.emplace_back(static_cast<T*>(::operator new(chunk_bytes_(chunks_.size()), kAlign)));
+  }
+  /// The memory of elements [from, to), which reserve() allocated, one span per chunk in
+  /// index order, appended to `out`.
+  void raw_spans(std::size_t from, std::size_t to, std::vector<std::span<std::byte>>& out) const {
+    while (from < to) {
+      std::size_t k = chunk_of_(from);
+      std::size_t chunk_end = ((std::size_t{1} << (k + 1)) - 1) << kFirstBits;  // first index past chunk k
+      std::size_t upto = std::min(to, chunk_end);
+      out.emplace_back(reinterpret_cast<std::byte*>(const_cast<ChunkedStore*>(this)->slot_(from)), (upto - from) * sizeof(T));
+      from = upto;
+    }
+  }
   void clear() {
     for (std::size_t i = 0; i < size_; ++i) slot_(i)->~T();
     size_ = 0;
@@ -343,6 +360,9 @@ inline bool alive(const Graph& g, NodeId n) {
 }
 inline const Node& node(const Graph& g, NodeId n) { return g.storage().nodes[n]; }
 inline OpType op(const Graph& g, NodeId n) { return g.storage().hot[n].op; }
+/// The memory of the records of nodes [g.capacity(), upto), reserved by Graph::reserve,
+/// in the order a loader fills it (a PageWarmer's spans).
+std::vector<std::span<std::byte>> unfilled_records(Graph& g, std::size_t upto);
 }  // namespace records
 
 /// Edge label of the Boost snapshot: the producer's output port and the consumer's

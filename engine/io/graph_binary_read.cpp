@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "graph_binary.h"
+#include "graph/page_warmer.h"
+#include "graph/storage.h"
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
 
@@ -27,6 +29,7 @@ class BinaryReader {
     if (count > checks::kMaxNodes)
       fail(std::to_string(count) + " nodes, more than the " + std::to_string(checks::kMaxNodes) + " a graph may have");
     g.reserve(count);
+    PageWarmer warm(records::unfilled_records(g, count));  // stopped before g can go
     g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
     for (std::uint64_t i = 0; i < count; ++i) node(g, i);
     try {

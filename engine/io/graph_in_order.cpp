@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/storage.h"
 #include "graph/value_checks.h"
 #include "graph_build.h"
 
@@ -149,7 +150,14 @@ void InOrderBuilder::inputs_from_input_nodes() {
   }
 }
 
+void InOrderBuilder::reserve(std::size_t n) {
+  g_.reserve(n);
+  reserved_ = n;
+  warm_.emplace(records::unfilled_records(g_, n));
+}
+
 Graph InOrderBuilder::finish() {
+  warm_.reset();  // long done by now; the graph leaves with the caller, who may drop it
   g_.set_inputs_list(graph_inputs_);
   try {
     g_.end_bulk();  // a duplicate id: GraphBuilder names the second definition

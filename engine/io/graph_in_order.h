@@ -15,11 +15,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "graph/page_warmer.h"
 #include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
 
@@ -33,10 +35,7 @@ class InOrderBuilder {
   explicit InOrderBuilder(const std::string& file);
 
   /// Room for `n` nodes.
-  void reserve(std::size_t n) {
-    g_.reserve(n);
-    reserved_ = n;
-  }
+  void reserve(std::size_t n);
   /// The value a reference names among the nodes added so far, in GraphBuilder's order: a
   /// node id (port 0), an output name, or `id:k`. GiveUp when it names nothing yet (a
   /// later node, an error).
@@ -63,6 +62,8 @@ class InOrderBuilder {
   void name_outputs(NodeId n, std::span<std::string> names);
 
   Graph g_;
+  // Faults in g_'s records ahead of add_node; declared after g_ so that it stops first.
+  std::optional<PageWarmer> warm_;
   // The last node added under each hash slot: a reference is nearly always to a node a
   // little earlier in the file, and this table stays in the cache where the graph's id
   // index (10^6 ids: 11 MB) would cost a miss per reference.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "graph/page_warmer.h"
 #include "graph/quick_hash.h"
 #include "graph/storage.h"
 #include "graphfuse/generate.h"
@@ -281,5 +282,44 @@ TEST(GraphStorage, HashedAddNodeIsAddNode) {
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), "f.json:3:5: error: duplicate node id '" + ids[7] + "'");
     }
+  }
+}
+
+TEST(GraphStorage, PageWarmerChangesNoByte) {
+  // The warmer maps pages the loading thread is writing: it must never write a byte
+  // itself (pre-touching by storing a zero would lose the loader's writes). Written
+  // before, and written while it runs, the bytes stay the writer's.
+  constexpr std::size_t kBytes = 4 * PageWarmer::kMinBytes;
+  std::unique_ptr<std::byte[]> buf(new std::byte[kBytes]);
+  auto pattern = [](std::size_t i) { return static_cast<std::byte>((i * 131) >> 3); };
+  for (std::size_t i = 0; i < kBytes / 2; ++i) buf[i] = pattern(i);
+  {
+    PageWarmer warm({std::span<std::byte>(buf.get(), kBytes)});
+    for (std::size_t i = kBytes / 2; i < kBytes; ++i) buf[i] = pattern(i);
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kBytes; ++i) wrong += buf[i] != pattern(i);
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(GraphStorage, ReservedRecordsAreTheRecordsFilled) {
+  // Graph::reserve allocates the chunks the next nodes will live in, and
+  // unfilled_records names exactly their records, node records and hot records alike.
+  Graph g;
+  g.add_input("x");
+  g.reserve(5000);
+  std::vector<std::span<std::byte>> spans = records::unfilled_records(g, 5000);
+  std::size_t bytes = 0;
+  for (const auto& s : spans) bytes += s.size();
+  EXPECT_EQ(bytes, 4999 * (sizeof(Node) + sizeof(HotRecord)));
+  auto inside = [&](const void* p, std::size_t size) {
+    auto* b = static_cast<const std::byte*>(p);
+    return std::any_of(spans.begin(), spans.end(),
+                       [&](const auto& s) { return b >= s.data() && b + size <= s.data() + s.size(); });
+  };
+  for (int i = 1; i < 5000; ++i) {
+    NodeId n = g.add_node("n" + std::to_string(i), op("Relu"), {{static_cast<NodeId>(i - 1), 0}});
+    ASSERT_TRUE(inside(&records::node(g, n), sizeof(Node))) << i;
+    ASSERT_TRUE(inside(&g.storage().hot[n], sizeof(HotRecord))) << i;
   }
 }

@@ -260,8 +260,9 @@ class Graph {
   NodeId add_input(std::string id, ValueType type = {});
   /// Appends a graph output.
   void add_output(ValueRef v);
-  /// Makes room for `nodes` nodes in the id index (loaders that know the count call it
-  /// so that a million-node load does not rehash its way up). Purely an optimisation.
+  /// Makes room for `nodes` nodes in the id index and the node records (loaders that know
+  /// the count call it so that a million-node load does not rehash its way up, and so
+  /// that the records' memory can be faulted in ahead of them). Purely an optimisation.
   void reserve(std::size_t nodes);
   /// For loaders of big files: from begin_bulk() to end_bulk(), add_node leaves ids out
   /// of the id index (checking and filing an id is a random memory access, and for a

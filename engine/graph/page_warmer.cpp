@@ -1,0 +1,56 @@
+#include "graph/page_warmer.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <tbb/info.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace graphfuse {
+
+namespace {
+
+// Steps small enough to stop soon after the loader fails, large enough that the calls
+// cost nothing next to the faults.
+constexpr std::size_t kStep = std::size_t{1} << 20;
+
+}  // namespace
+
+PageWarmer::PageWarmer(std::vector<std::span<std::byte>> spans) {
+  std::size_t bytes = 0;
+  for (const auto& s : spans) bytes += s.size();
+  if (bytes < kMinBytes || tbb::info::default_concurrency() < 2) return;
+  thread_ = std::thread([this, spans = std::move(spans)]() mutable { run(std::move(spans)); });
+}
+
+PageWarmer::~PageWarmer() {
+  if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_relaxed);
+  thread_.join();
+}
+
+void PageWarmer::run(std::vector<std::span<std::byte>> spans) {
+#ifdef MADV_POPULATE_WRITE
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  for (const auto& s : spans) {
+    // madvise takes whole pages; the partial pages at the ends hold other live data, which
+    // populating leaves as it is.
+    std::uintptr_t at = reinterpret_cast<std::uintptr_t>(s.data()) & ~(page - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(s.data() + s.size());
+    while (at < end) {
+      if (stop_.load(std::memory_order_relaxed)) return;
+      const std::uintptr_t len = std::min<std::uintptr_t>(kStep, end - at);
+      // Any failure (an older kernel: EINVAL; no memory: ENOMEM) ends the warming; the
+      // loader's own faults then do the work, or report what is wrong.
+      if (::madvise(reinterpret_cast<void*>(at), len, MADV_POPULATE_WRITE) != 0) return;
+      at += len;
+    }
+  }
+#else
+  (void)spans;
+#endif
+}
+
+}  // namespace graphfuse
