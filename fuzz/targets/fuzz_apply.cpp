@@ -3,7 +3,10 @@
 // when the text reader refuses it); the rules are rules/seed.yaml and the rules/tf and
 // rules/onnx libraries, loaded once. After rewriting (bounded: 20 rounds, 4x growth, no
 // exception on non-convergence) the graph must validate (no cycle, no dangling edge), keep
-// every graph output, and pass the save/load/save checks of fuzz_common.h.
+// every graph output, and pass the save/load/save checks of fuzz_common.h. The same
+// rewrite on two threads, its rounds applied in groups side by side wherever the parallel
+// apply phase may take them (RewriteOptions::parallel_apply_from = 0, where real graphs
+// need 4096 matches), must give the same bytes, the same counts or the same error.
 #include <filesystem>
 
 #include "fuzz_common.h"
@@ -43,17 +46,48 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+namespace {
+
+/// The rewrite's result as bytes: the graph (.gfb) and the counts per rule, or the error.
+std::string outcome(graphfuse::Graph& g, const graphfuse::RewriteOptions& opt, graphfuse::RewriteReport& rep) {
+  try {
+    rep = graphfuse::rewrite_graph(g, rules(), opt);
+  } catch (const graphfuse::Error& e) {
+    return std::string("error: ") + e.what();
+  }
+  std::string out = graphfuse::write_graph_binary(g);
+  for (const auto& r : rep.rules) {
+    out += "\n" + r.rule + " " + std::to_string(r.matched) + " " + std::to_string(r.applied);
+    for (std::size_t n : r.rejected) out += " " + std::to_string(n);
+  }
+  return out;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   graphfuse::Graph g;
   if (!fuzz::guarded("parse", [&] { g = parse_any(fuzz::bytes(data, size)); })) return 0;
   const std::vector<graphfuse::ValueRef> outputs = g.outputs();
+  graphfuse::Graph grouped = g;
   graphfuse::RewriteOptions opt;
   opt.threads = 1;
   opt.max_rounds = 20;
   opt.max_nodes = 4 * g.size() + 64;
   opt.throw_on_nonconvergence = false;
   graphfuse::RewriteReport rep;
-  if (!fuzz::guarded("rewrite_graph", [&] { rep = graphfuse::rewrite_graph(g, rules(), opt); })) return 0;
+  std::string in_order;
+  if (!fuzz::guarded("rewrite_graph", [&] { in_order = outcome(g, opt, rep); })) return 0;
+  graphfuse::RewriteOptions par = opt;
+  par.threads = 2;
+  par.parallel_apply_from = 0;
+  graphfuse::RewriteReport par_rep;
+  std::string side_by_side;
+  if (!fuzz::guarded("rewrite_graph on 2 threads", [&] { side_by_side = outcome(grouped, par, par_rep); })) return 0;
+  if (side_by_side != in_order)
+    fuzz::finding("2 threads, applied in groups, differ from 1 thread in order",
+                  in_order.substr(0, 2000) + "\n--- 2 threads:\n" + side_by_side.substr(0, 2000));
+  if (in_order.rfind("error: ", 0) == 0) return 0;
   // A rewrite keeps every graph output: same count, each still a live value (a root taken
   // over in place keeps its NodeId; an erased root's output moves to its replacement).
   if (g.outputs().size() != outputs.size())
