@@ -189,7 +189,8 @@ OpType InOrderDocReader::op_type(std::string_view name) {
   return op;
 }
 
-Graph InOrderDocReader::finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties) {
+Graph finish_in_order(InOrderBuilder& builder, const DocRef* inputs, const DocRef* outputs, const DocRef* properties,
+                      const YamlSource& src) {
   auto names = [](const DocRef* list, const auto& take) {
     if (!list->is_seq()) throw SchemaProblem{};
     for (const auto& r : *list) {
@@ -197,12 +198,16 @@ Graph InOrderDocReader::finish(const DocRef* inputs, const DocRef* outputs, cons
       take(r);
     }
   };
-  if (inputs) names(inputs, [&](const DocRef& r) { builder_.add_graph_input(r.scalar(), src_.loc(r)); });
-  else builder_.inputs_from_input_nodes();
-  if (outputs) names(outputs, [&](const DocRef& r) { builder_.add_graph_output(builder_.resolve(r.scalar())); });
-  Graph g = builder_.finish();
-  set_properties(g, properties, src_);
+  if (inputs) names(inputs, [&](const DocRef& r) { builder.add_graph_input(r.scalar(), src.loc(r)); });
+  else builder.inputs_from_input_nodes();
+  if (outputs) names(outputs, [&](const DocRef& r) { builder.add_graph_output(builder.resolve(r.scalar())); });
+  Graph g = builder.finish();
+  set_properties(g, properties, src);
   return g;
+}
+
+Graph InOrderDocReader::finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties) {
+  return finish_in_order(builder_, inputs, outputs, properties, src_);
 }
 
 }  // namespace graphfuse::textio

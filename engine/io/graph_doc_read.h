@@ -73,6 +73,12 @@ class InOrderDocReader {
 /// A mapping's `properties` set on the built graph (both readers').
 void set_properties(Graph& g, const DocRef* properties, const YamlSource& src);
 
+/// The end of an in-order reading (InOrderDocReader's and the JSON reader's): the graph
+/// inputs and outputs by name, the builder's checks, the properties. SchemaProblem where
+/// GraphDocReader::finish would report something.
+Graph finish_in_order(InOrderBuilder& builder, const DocRef* inputs, const DocRef* outputs, const DocRef* properties,
+                      const YamlSource& src);
+
 }  // namespace graphfuse::textio
 
 namespace graphfuse::textio {

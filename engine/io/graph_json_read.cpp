@@ -139,7 +139,9 @@ class JsonWalk {
     // is not needed to build the graph: freed first, it does not add to the load's peak.
     doc_ = od::document();
     parser_ = od::parser();
-    if (in_order_) return finish_in_order(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
+    if (in_order_)
+      return textio::finish_in_order(*in_order_, inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr,
+                                     props ? &*props : nullptr, src_);
     return doc_reader_.finish(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
   }
 
@@ -303,28 +305,6 @@ class JsonWalk {
       }
     }
     return {};
-  }
-
-  Graph finish_in_order(const DocRef* inputs, const DocRef* outputs, const DocRef* props) {
-    auto name_of = [](const DocRef& r) {
-      if (!r.is_scalar() || r.scalar().empty()) throw GiveUp{};  // GraphDocReader says why
-      return r.scalar();
-    };
-    if (inputs) {
-      if (!inputs->is_seq()) throw GiveUp{};
-      for (const auto& r : *inputs) in_order_->add_graph_input(name_of(r), src_.loc(r));
-    } else {
-      in_order_->inputs_from_input_nodes();
-    }
-    if (outputs) {
-      if (!outputs->is_seq()) throw GiveUp{};
-      for (const auto& r : *outputs) in_order_->add_graph_output(in_order_->resolve(name_of(r)));
-    }
-    Graph g = in_order_->finish();
-    if (props)
-      for (const YamlEntry& e : yaml_entries(*props, src_, "properties"))
-        g.properties().set(e.key, yaml_attr_value(e.value, src_, "property '" + e.key + "'"));
-    return g;
   }
 
   SourceLoc loc(const char* p) {
@@ -591,6 +571,7 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
     } catch (const Stop&) {
     } catch (const Error&) {
     } catch (const GiveUp&) {
+    } catch (const SchemaProblem&) {
     }
     try {
       return JsonWalk(in, nullptr, src).fast(false);
