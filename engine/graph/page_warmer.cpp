@@ -6,6 +6,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 namespace graphfuse {
@@ -18,10 +19,9 @@ constexpr std::size_t kStep = std::size_t{1} << 20;
 
 }  // namespace
 
-PageWarmer::PageWarmer(std::vector<std::span<std::byte>> spans) {
-  std::size_t bytes = 0;
-  for (const auto& s : spans) bytes += s.size();
-  if (bytes < kMinBytes || tbb::info::default_concurrency() < 2) return;
+PageWarmer::PageWarmer(std::vector<std::span<std::byte>> spans, std::size_t elements) : elements_(elements) {
+  for (const auto& s : spans) bytes_ += s.size();
+  if (bytes_ < kMinBytes || elements_ == 0 || tbb::info::default_concurrency() < 2) return;
   thread_ = std::thread([this, spans = std::move(spans)]() mutable { run(std::move(spans)); });
 }
 
@@ -31,9 +31,21 @@ PageWarmer::~PageWarmer() {
   thread_.join();
 }
 
+bool PageWarmer::too_far_ahead(std::size_t done) {
+  // The records are spread evenly enough over the spans (each chunk of node records comes
+  // with its chunk of hot records) for the loader's share of the bytes to follow its share
+  // of the records.
+  const auto filled = static_cast<double>(filled_.load(std::memory_order_relaxed));
+  const auto allowed = static_cast<double>(bytes_) * filled / static_cast<double>(elements_) + kAhead;
+  if (static_cast<double>(done) < allowed) return false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return true;
+}
+
 void PageWarmer::run(std::vector<std::span<std::byte>> spans) {
 #ifdef MADV_POPULATE_WRITE
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t done = 0;
   for (const auto& s : spans) {
     // madvise takes whole pages; the partial pages at the ends hold other live data, which
     // populating leaves as it is.
@@ -41,11 +53,13 @@ void PageWarmer::run(std::vector<std::span<std::byte>> spans) {
     const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(s.data() + s.size());
     while (at < end) {
       if (stop_.load(std::memory_order_relaxed)) return;
+      if (too_far_ahead(done)) continue;
       const std::uintptr_t len = std::min<std::uintptr_t>(kStep, end - at);
       // Any failure (an older kernel: EINVAL; no memory: ENOMEM) ends the warming; the
       // loader's own faults then do the work, or report what is wrong.
       if (::madvise(reinterpret_cast<void*>(at), len, MADV_POPULATE_WRITE) != 0) return;
       at += len;
+      done += len;
     }
   }
 #else

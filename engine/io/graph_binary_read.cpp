@@ -29,9 +29,12 @@ class BinaryReader {
     if (count > checks::kMaxNodes)
       fail(std::to_string(count) + " nodes, more than the " + std::to_string(checks::kMaxNodes) + " a graph may have");
     g.reserve(count);
-    PageWarmer warm(records::unfilled_records(g, count));  // stopped before g can go
+    PageWarmer warm(records::unfilled_records(g, count), count);  // stopped before g can go
     g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
-    for (std::uint64_t i = 0; i < count; ++i) node(g, i);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      node(g, i);
+      if ((i & 4095) == 4095) warm.filled(i + 1);
+    }
     try {
       g.end_bulk();
     } catch (const Error& e) {

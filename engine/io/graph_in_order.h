@@ -64,6 +64,7 @@ class InOrderBuilder {
   Graph g_;
   // Faults in g_'s records ahead of add_node; declared after g_ so that it stops first.
   std::optional<PageWarmer> warm_;
+  NodeId warm_base_ = 0;  // the first node warm_ covers
   // The last node added under each hash slot: a reference is nearly always to a node a
   // little earlier in the file, and this table stays in the cache where the graph's id
   // index (10^6 ids: 11 MB) would cost a miss per reference.

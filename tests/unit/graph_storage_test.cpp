@@ -2,8 +2,13 @@
 // lists, the id index under churn, stable node references, the Boost snapshot.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "graph/page_warmer.h"
 #include "graph/quick_hash.h"
@@ -294,7 +299,8 @@ TEST(GraphStorage, PageWarmerChangesNoByte) {
   auto pattern = [](std::size_t i) { return static_cast<std::byte>((i * 131) >> 3); };
   for (std::size_t i = 0; i < kBytes / 2; ++i) buf[i] = pattern(i);
   {
-    PageWarmer warm({std::span<std::byte>(buf.get(), kBytes)});
+    PageWarmer warm({std::span<std::byte>(buf.get(), kBytes)}, kBytes);
+    warm.filled(kBytes / 2);
     for (std::size_t i = kBytes / 2; i < kBytes; ++i) buf[i] = pattern(i);
   }
   std::size_t wrong = 0;
@@ -322,4 +328,39 @@ TEST(GraphStorage, ReservedRecordsAreTheRecordsFilled) {
     ASSERT_TRUE(inside(&records::node(g, n), sizeof(Node))) << i;
     ASSERT_TRUE(inside(&g.storage().hot[n], sizeof(HotRecord))) << i;
   }
+}
+
+TEST(GraphStorage, PageWarmerKeepsNearTheLoader) {
+  // A file may promise more nodes than it holds (a truncated .gfb): the warmer must not map
+  // all the promised records at once, only up to kAhead past what the loader has filled.
+  constexpr std::size_t kMB = std::size_t{1} << 20;
+  constexpr std::size_t kBytes = 128 * kMB;
+  void* p = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  auto* base = static_cast<std::byte*>(p);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  auto resident = [&] {
+    std::vector<unsigned char> in(kBytes / page);
+    ::mincore(p, kBytes, in.data());
+    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; })) * page;
+  };
+  // Waits (up to 10 s, for a loaded machine) until `bytes` are mapped.
+  auto reaches = [&](std::size_t bytes) {
+    for (int i = 0; i < 10000 && resident() < bytes; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return resident() >= bytes;
+  };
+  {
+    PageWarmer warm({std::span<std::byte>(base, kBytes)}, 128);  // one record a MB
+    if (!reaches(PageWarmer::kAhead)) {
+      ::munmap(p, kBytes);
+      GTEST_SKIP() << "no warmer here (one CPU, or a kernel before 5.14)";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_LE(resident(), PageWarmer::kAhead + kMB);  // nothing filled: kAhead, and one step
+    warm.filled(64);
+    EXPECT_TRUE(reaches(64 * kMB + PageWarmer::kAhead));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_LE(resident(), 64 * kMB + PageWarmer::kAhead + kMB);
+  }
+  ::munmap(p, kBytes);
 }
