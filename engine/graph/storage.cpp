@@ -251,7 +251,7 @@ void UseList::erase(Use u) {
 
 void UseList::clear() { release_(); }
 
-// ---- Boost snapshot ---------------------------------------------------------------
+// ---- Reserved records -------------------------------------------------------------
 
 std::vector<std::span<std::byte>> records::unfilled_records(Graph& g, std::size_t upto) {
   const GraphStorage& s = g.storage();
@@ -265,6 +265,8 @@ std::vector<std::span<std::byte>> records::unfilled_records(Graph& g, std::size_
   }
   return out;
 }
+
+// ---- Boost snapshot ---------------------------------------------------------------
 
 BoostGraph boost_snapshot(const Graph& g) {
   BoostGraph b(g.capacity());

@@ -132,9 +132,7 @@ class ChunkedStore {
   T& operator[](std::size_t i) { return *slot_(i); }
   const T& operator[](std::size_t i) const { return *const_cast<ChunkedStore*>(this)->slot_(i); }
   T& emplace_back() {
-    std::size_t k = chunk_of_(size_);
-    if (k >= chunks_.size())
-      chunks_.emplace_back(static_cast<T*>(::operator new(chunk_bytes_(k), kAlign)));
+    if (chunk_of_(size_) >= chunks_.size()) add_chunk_();
     T* p = new (slot_(size_)) T();
     ++size_;
     return *p;
@@ -142,16 +140,13 @@ class ChunkedStore {
   /// Allocates the chunks elements up to `n` will live in, without touching them.
   void reserve(std::size_t n) {
     if (n == 0) return;
-    for (std::size_t k = chunk_of_(n - 1); chunks_.size() <= k;)
-      chunks_.emplace_back(static_cast<T*>(::operator new(chunk_bytes_(chunks_.size()), kAlign)));
+    while (chunks_.size() <= chunk_of_(n - 1)) add_chunk_();
   }
   /// The memory of elements [from, to), which reserve() allocated, one span per chunk in
   /// index order, appended to `out`.
   void raw_spans(std::size_t from, std::size_t to, std::vector<std::span<std::byte>>& out) const {
     while (from < to) {
-      std::size_t k = chunk_of_(from);
-      std::size_t chunk_end = ((std::size_t{1} << (k + 1)) - 1) << kFirstBits;  // first index past chunk k
-      std::size_t upto = std::min(to, chunk_end);
+      std::size_t upto = std::min(to, chunk_start_(chunk_of_(from) + 1));
       out.emplace_back(reinterpret_cast<std::byte*>(const_cast<ChunkedStore*>(this)->slot_(from)), (upto - from) * sizeof(T));
       from = upto;
     }
@@ -168,10 +163,13 @@ class ChunkedStore {
   static std::size_t chunk_of_(std::size_t i) {
     return static_cast<std::size_t>(std::bit_width((i >> kFirstBits) + 1)) - 1;
   }
+  /// The index of chunk k's first element.
+  static std::size_t chunk_start_(std::size_t k) { return ((std::size_t{1} << k) - 1) << kFirstBits; }
   T* slot_(std::size_t i) {
     std::size_t k = chunk_of_(i);
-    return chunks_[k].get() + (i - (((std::size_t{1} << k) - 1) << kFirstBits));
+    return chunks_[k].get() + (i - chunk_start_(k));
   }
+  void add_chunk_() { chunks_.emplace_back(static_cast<T*>(::operator new(chunk_bytes_(chunks_.size()), kAlign))); }
   static std::size_t chunk_bytes_(std::size_t k) { return (std::size_t{1} << (k + kFirstBits)) * sizeof(T); }
   struct Free {
     void operator()(T* p) const { ::operator delete(p, kAlign); }
