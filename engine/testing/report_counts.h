@@ -1,5 +1,5 @@
 // The part of a RewriteReport that must not depend on threads, visiting order or how a
-// round was applied (times do), as text the tests compare.
+// round was applied (times do), as text that tests and the apply fuzz target compare.
 #pragma once
 
 #include <sstream>

@@ -6,12 +6,14 @@
 // every graph output, and pass the save/load/save checks of fuzz_common.h. The same
 // rewrite on two threads, its rounds applied in groups side by side wherever the parallel
 // apply phase may take them (RewriteOptions::parallel_apply_from = 0, where real graphs
-// need 4096 matches), must give the same bytes, the same counts or the same error.
+// need 4096 matches), must give the same bytes, the same counts (testing/report_counts.h)
+// or the same error.
 #include <filesystem>
 
 #include "fuzz_common.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "testing/report_counts.h"
 
 #ifndef GRAPHFUSE_SOURCE_DIR
 #error "GRAPHFUSE_SOURCE_DIR must name the source tree (for rules/)"
@@ -48,19 +50,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 namespace {
 
-/// The rewrite's result as bytes: the graph (.gfb) and the counts per rule, or the error.
+/// The rewrite's result as bytes: the graph (.gfb) and the report's counts per rule and
+/// per round, or the error.
 std::string outcome(graphfuse::Graph& g, const graphfuse::RewriteOptions& opt, graphfuse::RewriteReport& rep) {
   try {
     rep = graphfuse::rewrite_graph(g, rules(), opt);
   } catch (const graphfuse::Error& e) {
     return std::string("error: ") + e.what();
   }
-  std::string out = graphfuse::write_graph_binary(g);
-  for (const auto& r : rep.rules) {
-    out += "\n" + r.rule + " " + std::to_string(r.matched) + " " + std::to_string(r.applied);
-    for (std::size_t n : r.rejected) out += " " + std::to_string(n);
-  }
-  return out;
+  return graphfuse::write_graph_binary(g) + "\n" + graphfuse::testing::report_counts(rep);
 }
 
 }  // namespace

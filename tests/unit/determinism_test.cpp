@@ -12,7 +12,7 @@
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
-#include "report_counts.h"
+#include "testing/report_counts.h"
 
 using namespace graphfuse;
 namespace fs = std::filesystem;
