@@ -32,7 +32,7 @@ void TemplateAttrCache::sources_of(const Graph& g, const match::RwNode& n, const
 void TemplateAttrCache::remember(const Key& k, Sources&& sources, const Attributes& built) {
   if (!built.empty() && !built.canonical()) return;
   if (map_.size() >= kMaxEntries) return;
-  map_.try_emplace(k, Entry{std::move(sources), built});
+  map_.try_emplace(k, Entry{std::move(sources), built, {}, 1});
 }
 
 std::size_t TemplateAttrCache::Hash::operator()(const Key& k) const {

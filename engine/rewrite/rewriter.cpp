@@ -143,10 +143,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
   s.keyed.assign(k, 0);
   for (std::size_t i = 0; i < k; ++i) {
     if (TemplateAttrCache::key_of(g, rule, prog.nodes[i], e, s.keys[i])) {
-      if (const Attributes* known = cache.find(s.keys[i])) {
-        attrs[i] = *known;
-        continue;
-      }
+      if (cache.take(s.keys[i], attrs[i])) continue;
       s.keyed[i] = 1;
       TemplateAttrCache::sources_of(g, prog.nodes[i], e, s.sources[i]);
     }

@@ -593,14 +593,23 @@ TEST(TemplateAttrCache, AChangedSourceIsNotTheSetItWas) {
   NodeId h = holder.add_node("h", op("Const"), {}, built);
   ASSERT_TRUE(holder.node(h).attrs.canonical());
   cache.remember(before, std::move(sources), holder.node(h).attrs);
-  ASSERT_NE(cache.find(before), nullptr);
+  Attributes taken;
+  ASSERT_TRUE(cache.take(before, taken));
+  // Every copy handed out is the canonical set itself, however many the reserve made.
+  for (int i = 0; i < 300; ++i) {
+    Attributes again;
+    ASSERT_TRUE(cache.take(before, again));
+    ASSERT_TRUE(again.shares_with(holder.node(h).attrs)) << i;
+  }
+  EXPECT_TRUE(taken.shares_with(holder.node(h).attrs));
   // Changing the conv's attributes in place must give its set a new identity (the cache
   // holds the old one), so the old result is not found for it.
   g.attrs(conv).set("padding", std::string("VALID"));
   Cache::Key after;
   ASSERT_TRUE(Cache::key_of(g, rule, fused, e, after));
   EXPECT_FALSE(after == before);
-  EXPECT_EQ(cache.find(after), nullptr);
+  EXPECT_FALSE(cache.take(after, taken));
+  EXPECT_TRUE(taken.shares_with(holder.node(h).attrs));  // a miss leaves `out` alone
 }
 
 TEST(TemplateAttrCache, ResultsThatAreNotCanonicalAreNotKept) {
@@ -613,5 +622,6 @@ TEST(TemplateAttrCache, ResultsThatAreNotCanonicalAreNotKept) {
   Cache::Sources sources;
   Cache::sources_of(g, fused, e, sources);
   cache.remember(key, std::move(sources), conv_attrs("SAME", true));  // a private copy: not canonical
-  EXPECT_EQ(cache.find(key), nullptr);
+  Attributes taken;
+  EXPECT_FALSE(cache.take(key, taken));
 }
