@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
@@ -759,6 +760,14 @@ RewriteReport Driver::run() {
   select_rules();
   int threads = opt_.threads > 0 ? opt_.threads : tbb::info::default_concurrency();
   rep_.threads = threads;
+  // More threads than the process may use by default (--threads 8 on 2 cores, as the
+  // determinism checks run): oneTBB's pool keeps one worker per allowed CPU but one, so
+  // the arena would run on fewer threads than asked and print a warning to stderr. A
+  // global_control for the run lets the pool grow that far (where the application set a
+  // lower limit of its own, the lower one stays in force: the smallest active value wins).
+  std::optional<tbb::global_control> allow;
+  if (threads > tbb::info::default_concurrency())
+    allow.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   if (threads > 1) arena_.emplace(threads);
   tbb::task_arena* arena = arena_ ? &*arena_ : nullptr;
   max_nodes_ = opt_.max_nodes > 0 ? opt_.max_nodes : 8 * g_.size() + 4096;

@@ -84,7 +84,9 @@ struct RewriteOptions {
   /// Stop ("unbounded growth") as soon as the graph has more live nodes than this;
   /// 0 = 8 x the input's node count + 4096.
   std::size_t max_nodes = 0;
-  /// Matching threads; 0 = all cores. The result is byte-identical for any value.
+  /// Matching threads; 0 = all cores. The result is byte-identical for any value. More
+  /// than the process may use by default runs that many (oversubscribed), unless the
+  /// application holds a lower tbb::global_control limit.
   int threads = 0;
   /// With more than one thread, a round with at least this many matches, all of them
   /// plain fusions (one root taken over by one new op), is applied in groups of matches
