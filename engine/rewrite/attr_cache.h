@@ -22,7 +22,7 @@ namespace graphfuse::rewrite {
 /// attribute sets builds the same few sets over and over: copying the entries, then
 /// hashing and comparing them to find the Graph's canonical copy. This cache maps the
 /// identities of the sets read (Attributes::identity()) to that canonical copy, so a
-/// repeat costs a lookup and a reference count.
+/// repeat costs a lookup (and a reference count, taken in bursts: see take()).
 ///
 /// Exactness: an entry holds a copy of every set it read, so their identities stay
 /// theirs (a freed set's address could otherwise come back with other entries), and a
