@@ -33,7 +33,7 @@ class BinaryReader {
     g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
     for (std::uint64_t i = 0; i < count; ++i) {
       node(g, i);
-      if ((i & 4095) == 4095) warm.filled(i + 1);
+      warm.progress(i + 1);
     }
     try {
       g.end_bulk();

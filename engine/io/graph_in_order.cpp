@@ -71,7 +71,7 @@ void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> i
   if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
   std::uint32_t hash = Graph::id_hash(id);
   NodeId n = g_.add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
-  if (warm_ && (n & 4095) == 0) warm_->filled(n - warm_base_);
+  if (warm_) warm_->progress(n - warm_base_);
   if (!output_names.empty()) name_outputs(n, output_names);
   // Only types that say something: touching an output's entry gives the node a list of
   // them (as GraphBuilder::build).
