@@ -20,6 +20,21 @@ inline constexpr std::size_t kJsonPadding = 64;
 /// Errors as parse_graph_yaml's, at file:line:column.
 Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable = 0);
 
+/// Files of at least this many bytes are read in pieces of kPieceBytes on every thread of
+/// the caller's task arena (when it has more than one); see json_node_chunks.h.
+inline constexpr std::size_t kPiecesFrom = std::size_t{4} << 20;
+inline constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+struct JsonReadOptions {
+  /// Read the nodes in pieces of about this many bytes whatever the file's size and the
+  /// thread count (0: the rule above). For tests.
+  std::size_t piece_bytes = 0;
+  /// Set to the number of pieces when the file was read in pieces (untouched otherwise).
+  std::size_t* pieces_read = nullptr;
+};
+Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable,
+                       const JsonReadOptions& options);
+
 /// write_graph_json's text in pieces to be written one after the other (joining them would
 /// copy the whole text once more).
 std::vector<std::string> write_graph_json_pieces(const Graph& g);

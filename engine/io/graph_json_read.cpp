@@ -13,7 +13,15 @@
 // not UTF-8, control characters in strings) go through a marked copy (MarkedBytes).
 #include <simdjson.h>
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
 #include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
@@ -21,6 +29,7 @@
 #include "graph_doc_read.h"
 #include "graph_in_order.h"
 #include "graph_json.h"
+#include "json_node_chunks.h"
 #include "json_syntax.h"
 
 namespace graphfuse::textio {
@@ -87,20 +96,54 @@ class Padded {
     }
   }
   std::string_view view() const { return view_; }
-  simdjson::padded_string_view padded() const {
-    return simdjson::padded_string_view(view_.data(), view_.size(), view_.size() + simdjson::SIMDJSON_PADDING);
-  }
 
  private:
   simdjson::padded_string copy_;
   std::string_view view_;
 };
 
+/// Nodes read but not yet added to the graph: their references are still names. The texts
+/// are views into the text read (the file, or a piece's buffer, which outlives the batch)
+/// or into `kept`.
+struct NodeBatch {
+  struct Node {
+    std::string id;
+    OpType op;
+    Attributes attrs;
+    std::uint64_t offset = 0;  // of the node's `{` in the file
+    std::uint32_t inputs_begin = 0, inputs_end = 0;
+    std::uint32_t outputs_begin = 0, outputs_end = 0;
+    const std::vector<ValueType>* types = nullptr;  // null: none given
+  };
+  std::vector<Node> nodes;
+  std::vector<std::string_view> inputs;  // empty: no value (null)
+  std::vector<std::string> output_names;
+  std::deque<std::string> kept;                     // decoded input names
+  std::deque<std::vector<ValueType>> kept_types;    // type lists no cache holds
+  void clear() {
+    nodes.clear();
+    inputs.clear();
+    output_names.clear();
+    kept.clear();
+    kept_types.clear();
+  }
+};
+
+/// A piece of the nodes array on its way from a reading thread to the graph: the piece's
+/// text wrapped as an array (with simdjson's padding), and its nodes.
+struct Piece {
+  std::size_t index = 0;
+  bool parsed = false;
+  std::string text;
+  NodeBatch batch;
+};
+
 /// One reading of the document, fast (node by node) or whole.
 class JsonWalk {
  public:
-  JsonWalk(const Padded& text, const MarkedBytes* marks, const YamlSource& src)
-      : padded_(text), text_(text.view()), marks_(marks), src_(src), node_cursor_(src.text), top_cursor_(src.text),
+  /// `text` has SIMDJSON_PADDING readable bytes past its end (Padded's view).
+  JsonWalk(std::string_view text, const MarkedBytes* marks, const YamlSource& src)
+      : text_(text), marks_(marks), src_(src), node_cursor_(src.text), top_cursor_(src.text),
         doc_reader_(src) {
     // Two cursors, each asked in increasing order: the nodes', and the top-level values'
     // (the writer puts inputs and outputs before the nodes).
@@ -113,6 +156,145 @@ class JsonWalk {
   /// GraphBuilder.
   Graph fast(bool in_order) {
     if (in_order) in_order_.emplace(src_.file);
+    return walk_root();
+  }
+
+  /// The nodes of `piece` (text from a `{` to a `}`: elements of the nodes array, by
+  /// json_node_chunks.h's cut), read as an array of its own into piece.batch; the file's
+  /// `file_text` holds the piece at `begin`. Called on any thread, one piece at a time per
+  /// walk. Throws Stop (or Error) where the piece does not parse whole as nodes.
+  void read_piece(std::string_view file_text, JsonNodeChunks::Piece cut, Piece& piece) {
+    piece.batch.clear();
+    piece.text.clear();
+    piece.text.reserve(cut.end - cut.begin + 2 + simdjson::SIMDJSON_PADDING);
+    piece.text += '[';
+    piece.text.append(file_text.substr(cut.begin, cut.end - cut.begin));
+    piece.text += ']';
+    const std::size_t size = piece.text.size();
+    piece.text.append(simdjson::SIMDJSON_PADDING, ' ');
+    text_ = std::string_view(piece.text.data(), size);
+    cut_ = 0;
+    after_ = static_cast<std::int64_t>(cut.begin) - 1;  // the '[' is not the file's
+    // The caches are keyed by views into the text read, and this buffer is read again
+    // for another piece: kept for one piece only (a few distinct sets per piece).
+    attr_cache_.clear();
+    type_cache_.clear();
+    reading_pieces_ = true;
+    start();
+    od::array nodes = take(doc_.get_array());
+    for (auto element : nodes) {
+      od::value& n = ok(element);
+      node_tree_.clear();
+      read_node_in_order(n, piece.batch);
+    }
+    at_end();
+  }
+
+  /// The file read in pieces on all threads, nodes into the graph in file order on one
+  /// (in_order_), and then the text around the pieces: the root object with its nodes
+  /// array holding the nodes after the last piece. Throws as fast(true) does.
+  Graph read_with_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
+    in_order_.emplace(src_.file);
+    const std::size_t tail = run_pieces(file_text, cuts);
+    // The outer text: the file up to the array's '[', then from the tail on; its offsets
+    // past the '[' are the tail's.
+    const std::size_t head = cuts.array_open + 1;
+    std::string outer;
+    outer.reserve(head + (file_text.size() - tail) + simdjson::SIMDJSON_PADDING);
+    outer.append(file_text.substr(0, head));
+    outer.append(file_text.substr(tail));
+    const std::size_t size = outer.size();
+    outer.append(simdjson::SIMDJSON_PADDING, ' ');
+    text_ = std::string_view(outer.data(), size);
+    cut_ = head;
+    before_ = 0;
+    after_ = static_cast<std::int64_t>(tail) - static_cast<std::int64_t>(head);
+    attr_cache_.clear();
+    type_cache_.clear();
+    return walk_root();
+  }
+
+ private:
+  /// The pieces into the graph; returns where the outer text's part of the array starts:
+  /// the tail, or the first piece that does not parse alone (a cut that was not between
+  /// two nodes, such as `}, {` in a mapping after the array; or an error, which the outer
+  /// reading then meets). Pieces before it parsed, so it starts at a node.
+  std::size_t run_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
+    // One walk per thread: each has its own simdjson parser, sized for a piece, so its
+    // index is faulted in once, not once per 4 KB of a whole-file index.
+    tbb::enumerable_thread_specific<std::unique_ptr<JsonWalk>> walks(
+        [&] { return std::make_unique<JsonWalk>(text_, nullptr, src_); });
+    // Pieces come back to `spare` once added, so their buffers are reused.
+    std::vector<std::unique_ptr<Piece>> all;
+    std::vector<Piece*> spare;
+    std::mutex spare_lock;
+    std::size_t next = 0;
+    std::atomic<std::size_t> first_bad{cuts.pieces.size()};
+    auto take_piece = [&](tbb::flow_control& fc) -> Piece* {
+      if (next == cuts.pieces.size() || next > first_bad.load(std::memory_order_relaxed)) {
+        fc.stop();
+        return nullptr;
+      }
+      std::lock_guard<std::mutex> hold(spare_lock);
+      Piece* p = nullptr;
+      if (!spare.empty()) {
+        p = spare.back();
+        spare.pop_back();
+      } else {
+        p = all.emplace_back(std::make_unique<Piece>()).get();
+      }
+      p->index = next++;
+      return p;
+    };
+    auto read = [&](Piece* p) {
+      try {
+        walks.local()->read_piece(file_text, cuts.pieces[p->index], *p);
+        p->parsed = true;
+      } catch (const Stop&) {
+        p->parsed = false;
+      } catch (const Error&) {
+        p->parsed = false;
+      } catch (const GiveUp&) {
+        p->parsed = false;
+      } catch (const SchemaProblem&) {
+        p->parsed = false;
+      }
+      if (!p->parsed) {
+        std::size_t seen = first_bad.load(std::memory_order_relaxed);
+        while (p->index < seen && !first_bad.compare_exchange_weak(seen, p->index, std::memory_order_relaxed)) {
+        }
+      }
+      return p;
+    };
+    auto add = [&](Piece* p) {
+      if (p->index < first_bad.load(std::memory_order_relaxed)) {
+        if (p->index == 0) reserve_from_first_piece(file_text, cuts, p->batch.nodes.size());
+        add_batch(p->batch);
+      }
+      std::lock_guard<std::mutex> hold(spare_lock);
+      spare.push_back(p);
+    };
+    const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+    tbb::parallel_pipeline(2 * threads,
+                           tbb::make_filter<void, Piece*>(tbb::filter_mode::serial_in_order, take_piece) &
+                               tbb::make_filter<Piece*, Piece*>(tbb::filter_mode::parallel, read) &
+                               tbb::make_filter<Piece*, void>(tbb::filter_mode::serial_in_order, add));
+    std::size_t bad = first_bad.load();
+    if (bad == 0) throw Stop{};  // not one piece: the reading in one piece says why
+    return bad < cuts.pieces.size() ? cuts.pieces[bad].begin : cuts.tail;
+  }
+
+  /// Room for the nodes, before the first is added: as many as the first piece's share of
+  /// the array's bytes promises, a little more (the graph grows past it if need be).
+  void reserve_from_first_piece(std::string_view file_text, const JsonNodeChunks& cuts, std::size_t first) {
+    const JsonNodeChunks::Piece& p = cuts.pieces.front();
+    const double per_byte = static_cast<double>(first) / static_cast<double>(p.end - p.begin);
+    const double bytes = static_cast<double>(file_text.size() - p.begin);
+    in_order_->reserve(static_cast<std::size_t>(per_byte * bytes * 1.02) + 64);
+    reserved_ = true;
+  }
+
+  Graph walk_root() {
     start();
     std::string_view first = trim_end(take(doc_.raw_json_token()));
     if (first.empty() || first[0] != '{') throw Stop{};
@@ -145,6 +327,7 @@ class JsonWalk {
     return doc_reader_.finish(inputs ? &*inputs : nullptr, outputs ? &*outputs : nullptr, props ? &*props : nullptr);
   }
 
+ public:
   /// The whole document into one tree, read as the YAML reader reads its documents.
   Graph whole() {
     DocRef root;
@@ -160,8 +343,18 @@ class JsonWalk {
  private:
   void start() {
     // Deeper than graphfuse's limit: convert() stops there and the slow path reports it.
-    if (auto err = parser_.allocate(text_.size(), kMaxNesting + 8)) throw Stop{err};
-    if (auto err = parser_.iterate(padded_.padded()).get(doc_)) throw Stop{err};
+    // simdjson allocates its buffers afresh whenever the capacity asked differs, so a walk
+    // reading piece after piece keeps what it has while the pieces fit (a fresh index per
+    // 1 MB piece cost a page fault per 4 KB of it).
+    if (text_.size() > parser_.capacity() || parser_.max_depth() != kMaxNesting + 8) {
+      std::size_t capacity = text_.size();
+      if (parser_.capacity() > 0) capacity = std::max(capacity, parser_.capacity() + parser_.capacity() / 4);
+      if (auto err = parser_.allocate(capacity, kMaxNesting + 8)) throw Stop{err};
+    }
+    // Every text read here has SIMDJSON_PADDING readable bytes past its end (Padded, or
+    // the buffers of read_piece() and read_with_pieces()).
+    simdjson::padded_string_view padded(text_.data(), text_.size(), text_.size() + simdjson::SIMDJSON_PADDING);
+    if (auto err = parser_.iterate(padded).get(doc_)) throw Stop{err};
   }
 
   void at_end() {
@@ -174,41 +367,64 @@ class JsonWalk {
     if (first.empty() || first[0] != '[') throw Stop{};
     od::array nodes = take(v.get_array());
     std::size_t count = take(nodes.count_elements());
-    if (in_order_) in_order_->reserve(count);
-    else doc_reader_.reserve(count);
+    if (in_order_ && !reserved_) in_order_->reserve(count);
+    else if (!in_order_) doc_reader_.reserve(count);
     for (auto element : nodes) {
       od::value& n = ok(element);
       node_tree_.clear();
-      if (in_order_) read_node_in_order(n);
-      else read_node(n);
+      if (in_order_) {
+        batch_.clear();
+        read_node_in_order(n, batch_);
+        add_batch(batch_);
+      } else {
+        read_node(n);
+      }
     }
   }
 
-  /// read_node's rules, the node going straight into the graph: references are resolved
-  /// now, and attribute sets and type lists written alike are read once (graphs repeat a
+  /// The nodes of `b`, in order, into the graph: references resolved, positions made
+  /// line:column (both asked in file order).
+  void add_batch(NodeBatch& b) {
+    for (NodeBatch::Node& n : b.nodes) {
+      inputs_.clear();
+      for (std::uint32_t i = n.inputs_begin; i < n.inputs_end; ++i) {
+        std::string_view text = b.inputs[i];
+        inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text));
+      }
+      auto [line, column] = node_cursor_.at(n.offset);
+      std::span<const ValueType> types;
+      if (n.types) types = *n.types;
+      in_order_->add_node(std::move(n.id), n.op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()),
+                          std::move(n.attrs), SourceLoc{src_.file, line + 1, column + 1},
+                          std::span<std::string>(b.output_names.data() + n.outputs_begin,
+                                                 n.outputs_end - n.outputs_begin),
+                          types);
+    }
+  }
+
+  /// read_node's rules, for the in-order build: the node into `b`, its references still
+  /// names; attribute sets and type lists written alike are read once (graphs repeat a
   /// few of them a million times).
-  void read_node_in_order(od::value& v) {
+  void read_node_in_order(od::value& v, NodeBatch& b) {
     static const std::string kLater;  // the slow path names the value
     std::string_view tok = trim_end(v.raw_json_token());
     if (tok.empty() || tok[0] != '{') throw Stop{};
-    SourceLoc at = loc(tok.data());
+    NodeBatch::Node& node = b.nodes.emplace_back();
+    node.offset = offset(tok.data());
     auto obj_result = v.get_object();  // in place, as ok() says
     od::object& obj = ok(obj_result);
     unsigned seen = 0;
-    std::string id;
-    OpType op;
-    inputs_.clear();
-    output_names_.clear();
-    Attributes attrs;
+    node.inputs_begin = node.inputs_end = static_cast<std::uint32_t>(b.inputs.size());
+    node.outputs_begin = static_cast<std::uint32_t>(b.output_names.size());
     const std::vector<ValueType>* types = nullptr;
     for (auto field : obj) {
       od::field& f = ok(field);
       od::value& fv = f.value();
       unsigned bit = node_key(raw_key(f, fv), seen);
       if (bit == 1) {
-        id = name(fv);
+        node.id = name(fv);
       } else if (bit == 2) {
-        op = op_type(fv);
+        node.op = op_type(fv);
       } else if (bit == 4) {
         std::string_view first = trim_end(fv.raw_json_token());
         if (first.empty() || first[0] != '[') throw Stop{};
@@ -218,8 +434,12 @@ class JsonWalk {
           od::value& e = ok(element);
           std::string_view etok = trim_end(e.raw_json_token());
           std::string_view text = etok == "null" ? std::string_view() : scalar(e, etok);
-          inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text));
+          // A decoded name lives in node_tree_, cleared for the next node.
+          if (!text.empty() && (text.data() < text_.data() || text.data() >= text_.data() + text_.size()))
+            text = b.kept.emplace_back(text);
+          b.inputs.push_back(text);
         }
+        node.inputs_end = static_cast<std::uint32_t>(b.inputs.size());
       } else if (bit == 8) {
         std::string_view first = trim_end(fv.raw_json_token());
         if (first.empty() || first[0] != '[') throw Stop{};
@@ -227,9 +447,9 @@ class JsonWalk {
         od::array& arr = ok(arr_result);
         for (auto element : arr) {
           od::value& e = ok(element);
-          output_names_.push_back(name(e));
+          b.output_names.push_back(name(e));
         }
-        if (output_names_.empty()) throw Stop{};
+        if (b.output_names.size() == node.outputs_begin) throw Stop{};
       } else if (bit == 16) {
         types = &cached(type_cache_, fv, [&](od::value& x) {
           DocRef list(&node_tree_, convert(node_tree_, x, 3));
@@ -239,18 +459,20 @@ class JsonWalk {
           return out;
         });
       } else {
-        attrs = cached(attr_cache_, fv, [&](od::value& x) {
+        node.attrs = cached(attr_cache_, fv, [&](od::value& x) {
           Attributes out = attributes(x);
           if (out.has("")) throw GiveUp{};  // GraphBuilder's graph check says so
           return out;
         });
       }
     }
+    node.outputs_end = static_cast<std::uint32_t>(b.output_names.size());
     if (!(seen & 1) || !(seen & 2)) throw Stop{};
-    if (types && types->size() != std::max<std::size_t>(1, output_names_.size())) throw Stop{};
-    in_order_->add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
-                        std::move(at), output_names_,
-                        types ? std::span<const ValueType>(*types) : std::span<const ValueType>());
+    if (types && types->size() != std::max<std::size_t>(1, node.outputs_end - node.outputs_begin)) throw Stop{};
+    // The scratch list is read again for the next node's uncached types, and a piece's
+    // cache is cleared for the walk's next piece while this one may wait to be added.
+    if (types && (types == &scratch_types_ || reading_pieces_)) types = &b.kept_types.emplace_back(*types);
+    node.types = types;
   }
 
   /// The interned op type a name stands for; the few distinct ones are looked up here
@@ -431,7 +653,8 @@ class JsonWalk {
 
   std::uint64_t offset(const char* p) const {
     auto at = static_cast<std::size_t>(p - text_.data());
-    return marks_ ? marks_->original_offset(at) : at;
+    if (marks_) return marks_->original_offset(at);
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(at) + (at < cut_ ? before_ : after_));
   }
 
   /// A key's raw text: between the quote simdjson points past and the quote before the ':'
@@ -521,8 +744,11 @@ class JsonWalk {
     }
   }
 
-  const Padded& padded_;
-  std::string_view text_;
+  std::string_view text_;  // the text being read: the file's, a piece's or the outer text's
+  // Where text_'s offsets are in the file: before cut_ add before_, from it on after_
+  // (read_piece(), read_with_pieces()).
+  std::size_t cut_ = 0;
+  std::int64_t before_ = 0, after_ = 0;
   const MarkedBytes* marks_;
   const YamlSource& src_;
   LineCursor node_cursor_, top_cursor_;
@@ -536,10 +762,12 @@ class JsonWalk {
   static constexpr std::size_t kMaxCached = 4096;
   std::optional<InOrderBuilder> in_order_;
   std::vector<ValueRef> inputs_;
+  NodeBatch batch_;       // the node being read, when read one at a time
+  bool reserved_ = false;  // room for the nodes made before the nodes array was met
+  bool reading_pieces_ = false;  // a piece walk (read_piece()): batches outlive the caches
   std::vector<std::pair<std::string, OpType>> ops_;
   std::unordered_map<std::string_view, Attributes, QuickHash> attr_cache_;
   std::unordered_map<std::string_view, std::vector<ValueType>, QuickHash> type_cache_;
-  std::vector<std::string> output_names_;
   Attributes scratch_attrs_;
   std::vector<ValueType> scratch_types_;
 };
@@ -554,6 +782,11 @@ class JsonWalk {
 }  // namespace
 
 Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable) {
+  return parse_graph_json(text, file, readable, JsonReadOptions{});
+}
+
+Graph parse_graph_json(std::string_view text, const std::string& file, std::size_t readable,
+                       const JsonReadOptions& options) {
   YamlSource src{file, text};
   if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES)
     src.fail(SourceLoc{file}, "the file is " + std::to_string(text.size()) +
@@ -563,18 +796,35 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
     Padded in(text, readable);
     std::optional<Stop> stop;
     std::optional<Error> error;
+    // A big file is read in pieces on every thread (json_node_chunks.h); anything that
+    // stops that reading, whether the cuts or the file, and the file is read again below
+    // in one piece, which says what is wrong, if anything is.
+    std::size_t piece_bytes = options.piece_bytes;
+    if (piece_bytes == 0 && text.size() >= kPiecesFrom && tbb::this_task_arena::max_concurrency() > 1)
+      piece_bytes = kPieceBytes;
+    if (auto cuts = piece_bytes ? cut_json_nodes(in.view(), piece_bytes) : std::nullopt) {
+      try {
+        Graph g = JsonWalk(in.view(), nullptr, src).read_with_pieces(in.view(), *cuts);
+        if (options.pieces_read) *options.pieces_read = cuts->pieces.size();
+        return g;
+      } catch (const Stop&) {
+      } catch (const Error&) {
+      } catch (const GiveUp&) {
+      } catch (const SchemaProblem&) {
+      }
+    }
     // First straight into the graph; a file that is not producers-first, or has anything
     // the in-order build does not take or must report, is read again through GraphBuilder
     // (rare: every file graphfuse writes is in order).
     try {
-      return JsonWalk(in, nullptr, src).fast(true);
+      return JsonWalk(in.view(), nullptr, src).fast(true);
     } catch (const Stop&) {
     } catch (const Error&) {
     } catch (const GiveUp&) {
     } catch (const SchemaProblem&) {
     }
     try {
-      return JsonWalk(in, nullptr, src).fast(false);
+      return JsonWalk(in.view(), nullptr, src).fast(false);
     } catch (const Stop& s) {
       stop = s;
     } catch (const Error& e) {
@@ -589,7 +839,7 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
       marked = &marks;
       marked_in.emplace(marks.text(), 0);
       try {
-        return JsonWalk(*marked_in, marked, src).fast(false);
+        return JsonWalk(marked_in->view(), marked, src).fast(false);
       } catch (const Stop& s) {
         stop = s;
       } catch (const Error& e) {
@@ -598,7 +848,7 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
       }
     }
     try {
-      Graph g = JsonWalk(marked ? *marked_in : in, marked, src).whole();
+      Graph g = JsonWalk((marked ? *marked_in : in).view(), marked, src).whole();
       if (error) throw *error;  // not expected: the whole-document reading accepted it
       return g;
     } catch (const Stop& s) {

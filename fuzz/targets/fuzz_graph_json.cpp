@@ -1,10 +1,38 @@
 // libFuzzer target: the .json graph reader (parse_graph_yaml), then the checks of fuzz_common.h
-// (validation, and save/load/save byte-identical in every format).
+// (validation, and save/load/save byte-identical in every format). Then the same bytes read
+// with the nodes array cut into pieces of a few dozen bytes (the reader's parallel path,
+// which big files take): the same graph, node positions included, or the same error.
 #include "fuzz_common.h"
+#include "io/graph_json.h"
+
+namespace {
+
+/// What a reading gave: the graph as JSON with every node's line:column, or the error.
+std::string outcome(std::string_view text, std::size_t piece_bytes) {
+  try {
+    graphfuse::Graph g =
+        graphfuse::textio::parse_graph_json(text, "<fuzz>.json", 0, graphfuse::textio::JsonReadOptions{piece_bytes});
+    std::string out = graphfuse::write_graph_json(g);
+    for (graphfuse::NodeId n : g.nodes()) out += "\n" + g.node(n).loc.str();
+    return out;
+  } catch (const graphfuse::Error& e) {
+    return "error " + e.loc().str() + ": " + e.message();
+  } catch (const std::exception& e) {
+    return std::string("exception ") + e.what();
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   graphfuse::Graph g;
   if (fuzz::guarded("parse_graph_yaml", [&] { g = graphfuse::parse_graph_yaml(fuzz::bytes(data, size), "<fuzz>.json"); }))
     fuzz::check_graph(g);
+  std::string_view text = fuzz::bytes(data, size);
+  std::string whole = outcome(text, 0);
+  // Piece sizes from the input's length: small enough that most inputs are cut.
+  const std::size_t piece_bytes = 8 + size % 41;
+  std::string pieces = outcome(text, piece_bytes);
+  if (whole != pieces) fuzz::finding("the JSON reader's pieces differ from its one-piece reading", whole + "\n---\n" + pieces);
   return 0;
 }
