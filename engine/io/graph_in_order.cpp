@@ -29,11 +29,10 @@ NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
   return *n;
 }
 
-ValueRef InOrderBuilder::resolve(std::string_view name) {
+ValueRef InOrderBuilder::resolve(std::string_view name, std::uint32_t hash) {
   // GraphBuilder's order: a node id, an output name, then `id:k`. An output name is looked
   // at before the graph's id index (a miss there ends a bulk batch): were it also a node's
   // id, GraphBuilder would refuse the file, and finish() gives up.
-  std::uint32_t hash = Graph::id_hash(name);
   if (!named_.empty()) {
     // Like ids, names are mostly of a little earlier outputs: the recent ones first.
     RecentName& r = recent_named_[hash & ((std::size_t{1} << kRecentBits) - 1)];
@@ -59,9 +58,9 @@ ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
   return ValueRef{n, port};
 }
 
-void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
-                              SourceLoc loc, std::span<std::string> output_names,
-                              std::span<const ValueType> types) {
+const Attributes& InOrderBuilder::add_node(std::uint32_t hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+                                           Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
+                                           std::span<const ValueType> types) {
   static const OpType kInputOp = OpType::intern(ops::kInput);  // name() would take the intern lock
   if (op == kInputOp) {
     if (!inputs.empty()) throw GiveUp{};  // GraphBuilder's error
@@ -69,7 +68,6 @@ void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> i
   }
   auto count = static_cast<std::uint32_t>(std::max<std::size_t>(1, output_names.size()));
   if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
-  std::uint32_t hash = Graph::id_hash(id);
   NodeId n = g_.add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
   if (warm_) warm_->progress(n - warm_base_);
   if (!output_names.empty()) name_outputs(n, output_names);
@@ -78,6 +76,7 @@ void InOrderBuilder::add_node(std::string id, OpType op, std::vector<ValueRef> i
   for (std::size_t k = 0; k < types.size(); ++k)
     if (!(types[k] == ValueType{})) g_.output_infos(n)[k].type = types[k];
   recent_[hash & ((std::size_t{1} << kRecentBits) - 1)] = Recent{hash, n};
+  return g_.node(n).attrs;
 }
 
 void InOrderBuilder::name_outputs(NodeId n, std::span<std::string> names) {

@@ -39,14 +39,23 @@ class InOrderBuilder {
   /// The value a reference names among the nodes added so far, in GraphBuilder's order: a
   /// node id (port 0), an output name, or `id:k`. GiveUp when it names nothing yet (a
   /// later node, an error).
-  ValueRef resolve(std::string_view name);
+  ValueRef resolve(std::string_view name) { return resolve(name, Graph::id_hash(name)); }
+  /// resolve() of a name whose Graph::id_hash() is `hash` (computed where the name was read).
+  ValueRef resolve(std::string_view name, std::uint32_t hash);
   /// Output `port` of node `id` (.graph's `id:k` written apart: no output names looked at).
   ValueRef resolve_port(std::string_view id, std::uint32_t port);
   /// Adds the next node. `output_names` has one entry per output ("" for the default name;
   /// empty: one output); `types`, when not empty, one per output (a default ValueType
-  /// says nothing).
-  void add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs, SourceLoc loc,
-                std::span<std::string> output_names, std::span<const ValueType> types);
+  /// says nothing). Returns the node's attributes as the graph keeps them (interned).
+  const Attributes& add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs, SourceLoc loc,
+                             std::span<std::string> output_names, std::span<const ValueType> types) {
+    std::uint32_t hash = Graph::id_hash(id);
+    return add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), std::move(loc), output_names, types);
+  }
+  /// add_node() of an id whose Graph::id_hash() is `hash`.
+  const Attributes& add_node(std::uint32_t hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+                             Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
+                             std::span<const ValueType> types);
   /// After the nodes, as GraphDocReader::finish: `inputs` names the graph inputs (a name
   /// that is no node becomes an Input node); without `inputs`, the Input nodes in file order.
   void add_graph_input(std::string_view name, const SourceLoc& loc);

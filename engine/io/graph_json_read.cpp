@@ -108,6 +108,7 @@ class Padded {
 struct NodeBatch {
   struct Node {
     std::string id;
+    std::uint32_t id_hash = 0;  // Graph::id_hash(id), computed by the reading thread
     OpType op;
     Attributes attrs;
     std::uint64_t offset = 0;  // of the node's `{` in the file
@@ -117,12 +118,14 @@ struct NodeBatch {
   };
   std::vector<Node> nodes;
   std::vector<std::string_view> inputs;  // empty: no value (null)
+  std::vector<std::uint32_t> input_hashes;  // Graph::id_hash of each of inputs
   std::vector<std::string> output_names;
   std::deque<std::string> kept;                     // decoded input names
   std::deque<std::vector<ValueType>> kept_types;    // type lists no cache holds
   void clear() {
     nodes.clear();
     inputs.clear();
+    input_hashes.clear();
     output_names.clear();
     kept.clear();
     kept_types.clear();
@@ -180,6 +183,11 @@ class JsonWalk {
     attr_cache_.clear();
     type_cache_.clear();
     reading_pieces_ = true;
+    // simdjson's On-Demand walk does not check what it skips (a value read as a raw token
+    // is skipped by counting brackets), so a piece cut inside a node can read as nodes:
+    // `{"op_type": "X": {...}}}` reads as a node with an op. Across a whole file the
+    // brackets have to come out right at the end; a piece alone must be checked.
+    check_json_syntax(text_, YamlSource{src_.file, text_});
     start();
     od::array nodes = take(doc_.get_array());
     for (auto element : nodes) {
@@ -385,20 +393,37 @@ class JsonWalk {
   /// The nodes of `b`, in order, into the graph: references resolved, positions made
   /// line:column (both asked in file order).
   void add_batch(NodeBatch& b) {
+    // A piece's walk reads each distinct attribute set once and its nodes share that copy;
+    // the graph swaps it for its own canonical copy, so the first time is looked up and the
+    // rest take the canonical copy from here (else each would be hashed and looked up
+    // again under the interner's lock). Kept for one batch: until the batch is added its
+    // nodes hold their sets, so an address here cannot be another set's.
+    canonical_.clear();
     for (NodeBatch::Node& n : b.nodes) {
       inputs_.clear();
       for (std::uint32_t i = n.inputs_begin; i < n.inputs_end; ++i) {
         std::string_view text = b.inputs[i];
-        inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text));
+        inputs_.push_back(text.empty() ? ValueRef{} : in_order_->resolve(text, b.input_hashes[i]));
       }
       auto [line, column] = node_cursor_.at(n.offset);
       std::span<const ValueType> types;
       if (n.types) types = *n.types;
-      in_order_->add_node(std::move(n.id), n.op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()),
-                          std::move(n.attrs), SourceLoc{src_.file, line + 1, column + 1},
-                          std::span<std::string>(b.output_names.data() + n.outputs_begin,
-                                                 n.outputs_end - n.outputs_begin),
-                          types);
+      const void* set = n.attrs.canonical() ? nullptr : n.attrs.identity();
+      if (set) {
+        for (const auto& [from, to] : canonical_)
+          if (from == set) {
+            n.attrs = to;
+            set = nullptr;
+            break;
+          }
+      }
+      const Attributes& added =
+          in_order_->add_node(n.id_hash, std::move(n.id), n.op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()),
+                              std::move(n.attrs), SourceLoc{src_.file, line + 1, column + 1},
+                              std::span<std::string>(b.output_names.data() + n.outputs_begin,
+                                                     n.outputs_end - n.outputs_begin),
+                              types);
+      if (set && added.canonical() && canonical_.size() < kMaxCanonical) canonical_.emplace_back(set, added);
     }
   }
 
@@ -438,6 +463,7 @@ class JsonWalk {
           if (!text.empty() && (text.data() < text_.data() || text.data() >= text_.data() + text_.size()))
             text = b.kept.emplace_back(text);
           b.inputs.push_back(text);
+          b.input_hashes.push_back(Graph::id_hash(text));
         }
         node.inputs_end = static_cast<std::uint32_t>(b.inputs.size());
       } else if (bit == 8) {
@@ -468,6 +494,7 @@ class JsonWalk {
     }
     node.outputs_end = static_cast<std::uint32_t>(b.output_names.size());
     if (!(seen & 1) || !(seen & 2)) throw Stop{};
+    node.id_hash = Graph::id_hash(node.id);
     if (types && types->size() != std::max<std::size_t>(1, node.outputs_end - node.outputs_begin)) throw Stop{};
     // The scratch list is read again for the next node's uncached types, and a piece's
     // cache is cleared for the walk's next piece while this one may wait to be added.
@@ -763,6 +790,8 @@ class JsonWalk {
   std::optional<InOrderBuilder> in_order_;
   std::vector<ValueRef> inputs_;
   NodeBatch batch_;       // the node being read, when read one at a time
+  static constexpr std::size_t kMaxCanonical = 32;
+  std::vector<std::pair<const void*, Attributes>> canonical_;  // add_batch(): a walk's set -> the graph's
   bool reserved_ = false;  // room for the nodes made before the nodes array was met
   bool reading_pieces_ = false;  // a piece walk (read_piece()): batches outlive the caches
   std::vector<std::pair<std::string, OpType>> ops_;

@@ -1,9 +1,11 @@
 // libFuzzer target: the .json graph reader (parse_graph_yaml), then the checks of fuzz_common.h
 // (validation, and save/load/save byte-identical in every format). Then the same bytes read
 // with the nodes array cut into pieces of a few dozen bytes (the reader's parallel path,
-// which big files take): the same graph, node positions included, or the same error.
+// which big files take): the same graph, node positions included, or the same error; and
+// whatever is accepted passes the reader's own syntax check.
 #include "fuzz_common.h"
 #include "io/graph_json.h"
+#include "io/json_syntax.h"
 
 namespace {
 
@@ -30,6 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check_graph(g);
   std::string_view text = fuzz::bytes(data, size);
   std::string whole = outcome(text, 0);
+  // What the reader accepts is JSON as graphfuse reads it (simdjson's On-Demand walk
+  // skips what it is not asked for without checking it).
+  if (whole.rfind("error ", 0) != 0) {
+    try {
+      graphfuse::textio::check_json_syntax(text, graphfuse::textio::YamlSource{"<fuzz>.json", text});
+    } catch (const graphfuse::Error& e) {
+      fuzz::finding("the JSON reader accepted text its syntax check refuses", e.message());
+    }
+  }
   // Piece sizes from the input's length: small enough that most inputs are cut.
   const std::size_t piece_bytes = 8 + size % 41;
   std::string pieces = outcome(text, piece_bytes);

@@ -121,6 +121,18 @@ TEST(JsonPieces, CutLookalikesInsideNodesAreNotTrusted) {
   EXPECT_EQ(outcome(text, 64), outcome(text, 0));
 }
 
+TEST(JsonPieces, APieceIsCheckedNotJustWalked) {
+  // Found by the fuzz target: simdjson's On-Demand walk skips what it is not asked to read
+  // by counting brackets, so this piece (cut after the node's third `}`) read as one node
+  // `c` with op `X`, where the file has a syntax error.
+  std::string text = chain(30, "");
+  std::string bad = R"({"id": "c", "op_type": "X": {"tensor": "float32", "shape": [] "float32"}}},)";
+  text.insert(text.find(R"({"id": "n20")"), bad + "\n  ");
+  std::string one = outcome(text, 0);
+  EXPECT_NE(one.find("error g.json:"), std::string::npos) << one;
+  for (std::size_t bytes : {8, 11, 40, 100}) EXPECT_EQ(outcome(text, bytes), one) << bytes;
+}
+
 TEST(JsonPieces, ErrorsAreTheOnePieceErrors) {
   std::string good = chain(200, "");
   auto broken = [&](const std::string& from, const std::string& to) {
