@@ -24,6 +24,11 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
 /// the caller's task arena (when it has more than one); see json_node_chunks.h.
 inline constexpr std::size_t kPiecesFrom = std::size_t{4} << 20;
 inline constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+/// A file with a node of more than this (tensor data) is read in one piece: each thread
+/// would hold a copy of such a node, simdjson's index of it and a value tree of it at once
+/// (a 158 MB ResNet-18 export with its weights peaked at 754 MB read in pieces, 503 MB in
+/// one).
+inline constexpr std::size_t kMaxPieceBytes = std::size_t{8} << 20;
 
 struct JsonReadOptions {
   /// Read the nodes in pieces of about this many bytes whatever the file's size and the

@@ -136,7 +136,6 @@ struct NodeBatch {
 /// text wrapped as an array (with simdjson's padding), and its nodes.
 struct Piece {
   std::size_t index = 0;
-  bool parsed = false;
   std::string text;
   NodeBatch batch;
 };
@@ -203,7 +202,8 @@ class JsonWalk {
   /// array holding the nodes after the last piece. Throws as fast(true) does.
   Graph read_with_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
     in_order_.emplace(src_.file);
-    const std::size_t tail = run_pieces(file_text, cuts);
+    run_pieces(file_text, cuts);
+    const std::size_t tail = cuts.tail;
     // The outer text: the file up to the array's '[', then from the tail on; its offsets
     // past the '[' are the tail's.
     const std::size_t head = cuts.array_open + 1;
@@ -223,11 +223,11 @@ class JsonWalk {
   }
 
  private:
-  /// The pieces into the graph; returns where the outer text's part of the array starts:
-  /// the tail, or the first piece that does not parse alone (a cut that was not between
-  /// two nodes, such as `}, {` in a mapping after the array; or an error, which the outer
-  /// reading then meets). Pieces before it parsed, so it starts at a node.
-  std::size_t run_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
+  /// The pieces into the graph, in order. Throws Stop when a piece does not parse alone
+  /// (a cut that was not between two nodes, or an error): the file is then read in one
+  /// piece, which says what is wrong if anything is. (Going on from the failed piece with
+  /// the rest of the file as the outer text would copy that rest.)
+  void run_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
     // One walk per thread: each has its own simdjson parser, sized for a piece, so its
     // index is faulted in once, not once per 4 KB of a whole-file index.
     tbb::enumerable_thread_specific<std::unique_ptr<JsonWalk>> walks(
@@ -237,9 +237,9 @@ class JsonWalk {
     std::vector<Piece*> spare;
     std::mutex spare_lock;
     std::size_t next = 0;
-    std::atomic<std::size_t> first_bad{cuts.pieces.size()};
+    std::atomic<bool> failed{false};
     auto take_piece = [&](tbb::flow_control& fc) -> Piece* {
-      if (next == cuts.pieces.size() || next > first_bad.load(std::memory_order_relaxed)) {
+      if (next == cuts.pieces.size() || failed.load(std::memory_order_relaxed)) {
         fc.stop();
         return nullptr;
       }
@@ -255,27 +255,20 @@ class JsonWalk {
       return p;
     };
     auto read = [&](Piece* p) {
+      if (failed.load(std::memory_order_relaxed)) return p;
       try {
         walks.local()->read_piece(file_text, cuts.pieces[p->index], *p);
-        p->parsed = true;
+        return p;
       } catch (const Stop&) {
-        p->parsed = false;
       } catch (const Error&) {
-        p->parsed = false;
       } catch (const GiveUp&) {
-        p->parsed = false;
       } catch (const SchemaProblem&) {
-        p->parsed = false;
       }
-      if (!p->parsed) {
-        std::size_t seen = first_bad.load(std::memory_order_relaxed);
-        while (p->index < seen && !first_bad.compare_exchange_weak(seen, p->index, std::memory_order_relaxed)) {
-        }
-      }
+      failed.store(true, std::memory_order_relaxed);
       return p;
     };
     auto add = [&](Piece* p) {
-      if (p->index < first_bad.load(std::memory_order_relaxed)) {
+      if (!failed.load(std::memory_order_relaxed)) {
         if (p->index == 0) reserve_from_first_piece(file_text, cuts, p->batch.nodes.size());
         add_batch(p->batch);
       }
@@ -287,9 +280,7 @@ class JsonWalk {
                            tbb::make_filter<void, Piece*>(tbb::filter_mode::serial_in_order, take_piece) &
                                tbb::make_filter<Piece*, Piece*>(tbb::filter_mode::parallel, read) &
                                tbb::make_filter<Piece*, void>(tbb::filter_mode::serial_in_order, add));
-    std::size_t bad = first_bad.load();
-    if (bad == 0) throw Stop{};  // not one piece: the reading in one piece says why
-    return bad < cuts.pieces.size() ? cuts.pieces[bad].begin : cuts.tail;
+    if (failed.load()) throw Stop{};
   }
 
   /// Room for the nodes, before the first is added: as many as the first piece's share of
@@ -831,7 +822,8 @@ Graph parse_graph_json(std::string_view text, const std::string& file, std::size
     std::size_t piece_bytes = options.piece_bytes;
     if (piece_bytes == 0 && text.size() >= kPiecesFrom && tbb::this_task_arena::max_concurrency() > 1)
       piece_bytes = kPieceBytes;
-    if (auto cuts = piece_bytes ? cut_json_nodes(in.view(), piece_bytes) : std::nullopt) {
+    const std::size_t max_piece = std::max(kMaxPieceBytes, 8 * piece_bytes);
+    if (auto cuts = piece_bytes ? cut_json_nodes(in.view(), piece_bytes, max_piece) : std::nullopt) {
       try {
         Graph g = JsonWalk(in.view(), nullptr, src).read_with_pieces(in.view(), *cuts);
         if (options.pieces_read) *options.pieces_read = cuts->pieces.size();

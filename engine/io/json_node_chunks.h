@@ -2,15 +2,16 @@
 // read on several threads (graph_json_read.cpp).
 //
 // The cuts are found by looking at bytes, not by parsing: the first `"nodes"` followed by
-// `:` and `[`, then, every `chunk_bytes` or so, a `}` followed by `,` and `{` (blanks
-// between allowed). Such a place need not be where the file's structure is (the bytes may
-// be inside a string, or between two objects of a nested list). The reader makes them so:
-// each piece, read as the elements of an array, must parse whole and alone, and the text
-// around the array (everything but the pieces) must parse as the root object with `nodes`
-// where the cut says. JSON's grammar reads left to right with no look-back, so when every
-// piece and that outer text parse, each cut is between two elements of the root's `nodes`
-// array, and the pieces together are the file's nodes, in order. When one does not parse
-// the reader reads the file in one piece.
+// `:` and `[`, then, every `chunk_bytes` or so, a `}` followed by `,` and `{"id":` (blanks
+// between allowed; graphfuse's writer puts each node's id first). Such a place need not be
+// where the file's structure is (the bytes may be inside a string, or between two objects
+// of a nested list). The reader makes them so: each piece, read as the elements of an
+// array, must pass the JSON syntax check and parse whole and alone, and the text around the
+// array (everything but the pieces) must parse as the root object with `nodes` where the
+// cut says. JSON's grammar reads left to right with no look-back, so when every piece and
+// that outer text parse, each cut is between two elements of the root's `nodes` array, and
+// the pieces together are the file's nodes, in order. When one does not parse the reader
+// reads the file in one piece.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +35,10 @@ struct JsonNodeChunks {
   std::size_t tail = 0;
 };
 
-/// The cuts of `text` into pieces of about `chunk_bytes` each (at least one piece), or
-/// nothing when the text has no `"nodes": [` with an object after it or the array is
-/// shorter than two pieces.
-std::optional<JsonNodeChunks> cut_json_nodes(std::string_view text, std::size_t chunk_bytes);
+/// The cuts of `text` into pieces of about `chunk_bytes` each, or nothing when the text has
+/// no `"nodes": [` with a `{"id":` after it, when the array is shorter than two pieces, or
+/// when a piece would be longer than `max_piece_bytes` (a node of megabytes: tensor data).
+std::optional<JsonNodeChunks> cut_json_nodes(std::string_view text, std::size_t chunk_bytes,
+                                            std::size_t max_piece_bytes = std::size_t(-1));
 
 }  // namespace graphfuse::textio

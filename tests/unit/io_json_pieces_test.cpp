@@ -67,6 +67,15 @@ TEST(JsonPieces, CutsFallBetweenNodes) {
   EXPECT_FALSE(textio::cut_json_nodes(R"({"node": [{"id": "a"}, {"id": "b"}]})", 4));
   EXPECT_FALSE(textio::cut_json_nodes(text, text.size() / 2 + 1));
   EXPECT_FALSE(textio::cut_json_nodes(R"({"nodes": [], "x": [{}, {}, {}]})", 1));
+  // Only before an element that starts as graphfuse writes nodes, id first.
+  std::string later_id = chain(40, R"(, "l": [{"a": 1}, {"b": 2}])");
+  auto some = textio::cut_json_nodes(later_id, 200);
+  ASSERT_TRUE(some);
+  for (const auto& p : some->pieces) EXPECT_EQ(later_id.compare(p.begin, 7, R"({"id": )"), 0);
+  // No cuts where a piece would hold a node longer than the limit (tensor data).
+  std::string big = chain(40, ", \"data\": [" + std::string(3000, '1') + "]");
+  EXPECT_TRUE(textio::cut_json_nodes(big, 200));
+  EXPECT_FALSE(textio::cut_json_nodes(big, 200, 2500));
 }
 
 TEST(JsonPieces, SameGraphAndPositionsAsOnePiece) {
@@ -106,8 +115,8 @@ TEST(JsonPieces, OnOneThreadToo) {
 TEST(JsonPieces, CutLookalikesInsideNodesAreNotTrusted) {
   // `}, {` inside strings and in nested lists of mappings: cut there, a piece does not
   // parse alone, and the file is read in one piece, to the same graph.
-  for (std::string extra : {R"(, "s": "a}, {\"b\": 1}, {c")", R"(, "l": [{"a": 1}, {"b": [{"c": 2}, {}]}])",
-                            R"(, "e": "}\"}, {", "q": "]")"}) {
+  for (std::string extra : {R"(, "s": "a}, {\"b\": 1}, {c")", R"(, "l": [{"a": 1}, {"id": [{"id": 2}, {}]}])",
+                            R"(, "e": "}\"}, {", "q": "]")", R"(, "m": [{"k": 1}, {"id": "n3"}])"}) {
     std::string text = chain(120, extra);
     for (std::size_t bytes : {8, 50, 333}) EXPECT_EQ(outcome(text, bytes), outcome(text, 0)) << extra << " " << bytes;
   }
