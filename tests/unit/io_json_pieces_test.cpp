@@ -48,7 +48,7 @@ std::string chain(int n, const std::string& extra, bool one_line = false, bool t
 
 }  // namespace
 
-TEST(JsonPieces, CutsFallBetweenNodes) {
+TEST(IoJsonPieces, CutsFallBetweenNodes) {
   std::string text = chain(40, "");
   auto cuts = textio::cut_json_nodes(text, 200);
   ASSERT_TRUE(cuts);
@@ -78,7 +78,7 @@ TEST(JsonPieces, CutsFallBetweenNodes) {
   EXPECT_FALSE(textio::cut_json_nodes(big, 200, 2500));
 }
 
-TEST(JsonPieces, SameGraphAndPositionsAsOnePiece) {
+TEST(IoJsonPieces, SameGraphAndPositionsAsOnePiece) {
   // A generated network as graphfuse writes it: every piece size reads the same graph.
   std::string text = write_graph_json(generate_cnn_graph(GenerateOptions{3000, 7, true}));
   std::string one = outcome(text, 0);
@@ -95,7 +95,7 @@ TEST(JsonPieces, SameGraphAndPositionsAsOnePiece) {
   EXPECT_GT(pieces, 10u);
 }
 
-TEST(JsonPieces, TypesOutliveThePieceThatReadThem) {
+TEST(IoJsonPieces, TypesOutliveThePieceThatReadThem) {
   // Pieces wait to be added while their walk reads the next: what they hold of a type list
   // must be theirs.
   std::string text = chain(2000, "", false, true);
@@ -104,7 +104,7 @@ TEST(JsonPieces, TypesOutliveThePieceThatReadThem) {
   EXPECT_GT(pieces, 100u);
 }
 
-TEST(JsonPieces, OnOneThreadToo) {
+TEST(IoJsonPieces, OnOneThreadToo) {
   tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
   std::string text = chain(500, "");
   std::size_t pieces = 0;
@@ -112,7 +112,7 @@ TEST(JsonPieces, OnOneThreadToo) {
   EXPECT_GT(pieces, 10u);
 }
 
-TEST(JsonPieces, CutLookalikesInsideNodesAreNotTrusted) {
+TEST(IoJsonPieces, CutLookalikesInsideNodesAreNotTrusted) {
   // `}, {` inside strings and in nested lists of mappings: cut there, a piece does not
   // parse alone, and the file is read in one piece, to the same graph.
   for (std::string extra : {R"(, "s": "a}, {\"b\": 1}, {c")", R"(, "l": [{"a": 1}, {"id": [{"id": 2}, {}]}])",
@@ -130,7 +130,7 @@ TEST(JsonPieces, CutLookalikesInsideNodesAreNotTrusted) {
   EXPECT_EQ(outcome(text, 64), outcome(text, 0));
 }
 
-TEST(JsonPieces, APieceIsCheckedNotJustWalked) {
+TEST(IoJsonPieces, APieceIsCheckedNotJustWalked) {
   // Found by the fuzz target: simdjson's On-Demand walk skips what it is not asked to read
   // by counting brackets, so this piece (cut after the node's third `}`) read as one node
   // `c` with op `X`, where the file has a syntax error.
@@ -142,7 +142,7 @@ TEST(JsonPieces, APieceIsCheckedNotJustWalked) {
   for (std::size_t bytes : {8, 11, 40, 100}) EXPECT_EQ(outcome(text, bytes), one) << bytes;
 }
 
-TEST(JsonPieces, ErrorsAreTheOnePieceErrors) {
+TEST(IoJsonPieces, ErrorsAreTheOnePieceErrors) {
   std::string good = chain(200, "");
   auto broken = [&](const std::string& from, const std::string& to) {
     std::string t = good;
