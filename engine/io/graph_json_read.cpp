@@ -203,6 +203,7 @@ class JsonWalk {
   Graph read_with_pieces(std::string_view file_text, const JsonNodeChunks& cuts) {
     in_order_.emplace(src_.file);
     run_pieces(file_text, cuts);
+    nodes_at_ = cuts.array_open;
     const std::size_t tail = cuts.tail;
     // The outer text: the file up to the array's '[', then from the tail on; its offsets
     // past the '[' are the tail's.
@@ -306,6 +307,9 @@ class JsonWalk {
       std::string_view key = key_text(f, v);
       if (key == "nodes" && !nodes) {
         nodes = true;
+        // After pieces: the array they were cut from must be the root's `nodes` (the
+        // first `"nodes": [` in the file could be a key inside another value).
+        if (nodes_at_ && offset(v.raw_json_token().data()) != *nodes_at_) throw Stop{};
         read_nodes(v);
         continue;
       }
@@ -785,6 +789,7 @@ class JsonWalk {
   std::vector<std::pair<const void*, Attributes>> canonical_;  // add_batch(): a walk's set -> the graph's
   bool reserved_ = false;  // room for the nodes made before the nodes array was met
   bool reading_pieces_ = false;  // a piece walk (read_piece()): batches outlive the caches
+  std::optional<std::uint64_t> nodes_at_;  // read_with_pieces(): where the root's nodes array must open
   std::vector<std::pair<std::string, OpType>> ops_;
   std::unordered_map<std::string_view, Attributes, QuickHash> attr_cache_;
   std::unordered_map<std::string_view, std::vector<ValueType>, QuickHash> type_cache_;

@@ -164,6 +164,8 @@ TEST(IoJsonPieces, ErrorsAreTheOnePieceErrors) {
 ], "outputs")", R"(}},
 ], "outputs")"),                                                              // a trailing comma
            broken(R"("outputs": ["n199"])", R"("outputs": ["n199"], "nodes": [])"),  // nodes twice
+           // A `"nodes": [` inside a value before the root's: the cuts fall in it.
+           broken(R"({"inputs")", R"({"properties": {"nodes": [{"id": "a"}, {"id": "b"}, {"id": "c"}]}, "inputs")"),
        }) {
     std::string one = outcome(text, 0);
     EXPECT_EQ(one.rfind("error", 0), 0u) << one;
