@@ -5,6 +5,12 @@
 // writer's NaN/Infinity need; positions are byte offsets, turned into line:column only for
 // a node's location or an error.
 //
+// A big file's nodes array is read in pieces on every thread (json_node_chunks.h says where
+// it is cut and why a cut can be trusted once its piece parses): each thread's walk reads a
+// piece into a NodeBatch, and one walk adds the batches to the graph in file order, then
+// reads the root object around the pieces. Any piece that does not parse, or any error,
+// and the file is read again in one piece, below.
+//
 // Errors come out as if the file were parsed whole before its schema was checked: when the
 // walk stops (simdjson refuses the text, or the schema does), the slow path checks the whole
 // text's syntax (json_syntax.h: the first syntax error wins, with its message and position)
