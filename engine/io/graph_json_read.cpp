@@ -282,8 +282,11 @@ class JsonWalk {
       std::lock_guard<std::mutex> hold(spare_lock);
       spare.push_back(p);
     };
+    // Pieces in flight, which also bounds the threads that read at once (each keeps its own
+    // parser, buffers and value tree): adding a piece takes most of the time of reading one,
+    // so a few readers keep the adding thread busy on any machine.
     const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-    tbb::parallel_pipeline(2 * threads,
+    tbb::parallel_pipeline(std::min<std::size_t>(2 * threads, kMaxPiecesInFlight),
                            tbb::make_filter<void, Piece*>(tbb::filter_mode::serial_in_order, take_piece) &
                                tbb::make_filter<Piece*, Piece*>(tbb::filter_mode::parallel, read) &
                                tbb::make_filter<Piece*, void>(tbb::filter_mode::serial_in_order, add));
@@ -792,6 +795,7 @@ class JsonWalk {
   std::vector<ValueRef> inputs_;
   NodeBatch batch_;       // the node being read, when read one at a time
   static constexpr std::size_t kMaxCanonical = 32;
+  static constexpr std::size_t kMaxPiecesInFlight = 8;
   std::vector<std::pair<const void*, Attributes>> canonical_;  // add_batch(): a walk's set -> the graph's
   bool reserved_ = false;  // room for the nodes made before the nodes array was met
   bool reading_pieces_ = false;  // a piece walk (read_piece()): batches outlive the caches
