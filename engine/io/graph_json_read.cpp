@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -173,20 +174,9 @@ class JsonWalk {
   /// walk. Throws Stop (or Error) where the piece does not parse whole as nodes.
   void read_piece(std::string_view file_text, JsonNodeChunks::Piece cut, Piece& piece) {
     piece.batch.clear();
-    piece.text.clear();
-    piece.text.reserve(cut.end - cut.begin + 2 + simdjson::SIMDJSON_PADDING);
-    piece.text += '[';
-    piece.text.append(file_text.substr(cut.begin, cut.end - cut.begin));
-    piece.text += ']';
-    const std::size_t size = piece.text.size();
-    piece.text.append(simdjson::SIMDJSON_PADDING, ' ');
-    text_ = std::string_view(piece.text.data(), size);
-    cut_ = 0;
-    after_ = static_cast<std::int64_t>(cut.begin) - 1;  // the '[' is not the file's
-    // The caches are keyed by views into the text read, and this buffer is read again
-    // for another piece: kept for one piece only (a few distinct sets per piece).
-    attr_cache_.clear();
-    type_cache_.clear();
+    // The '[' is not the file's: the piece's offsets are one less in the file.
+    read_from(piece.text, {"[", file_text.substr(cut.begin, cut.end - cut.begin), "]"}, 0, 0,
+              static_cast<std::int64_t>(cut.begin) - 1);
     reading_pieces_ = true;
     // simdjson's On-Demand walk does not check what it skips (a value read as a raw token
     // is skipped by counting brackets), so a piece cut inside a node can read as nodes:
@@ -215,21 +205,33 @@ class JsonWalk {
     // past the '[' are the tail's.
     const std::size_t head = cuts.array_open + 1;
     std::string outer;
-    outer.reserve(head + (file_text.size() - tail) + simdjson::SIMDJSON_PADDING);
-    outer.append(file_text.substr(0, head));
-    outer.append(file_text.substr(tail));
-    const std::size_t size = outer.size();
-    outer.append(simdjson::SIMDJSON_PADDING, ' ');
-    text_ = std::string_view(outer.data(), size);
-    cut_ = head;
-    before_ = 0;
-    after_ = static_cast<std::int64_t>(tail) - static_cast<std::int64_t>(head);
-    attr_cache_.clear();
-    type_cache_.clear();
+    read_from(outer, {file_text.substr(0, head), file_text.substr(tail)}, head, 0,
+              static_cast<std::int64_t>(tail) - static_cast<std::int64_t>(head));
     return walk_root();
   }
 
  private:
+  /// Makes `buffer` the text read: `parts` joined, simdjson's padding after them. Its
+  /// offsets before `cut` are `before` away from where they are in the file, the others
+  /// `after`. The caches are keyed by views into the text read, and a piece's buffer is
+  /// read again for the walk's next piece, so they start empty (a few distinct sets per
+  /// piece).
+  void read_from(std::string& buffer, std::initializer_list<std::string_view> parts, std::size_t cut,
+                 std::int64_t before, std::int64_t after) {
+    buffer.clear();
+    std::size_t size = 0;
+    for (std::string_view part : parts) size += part.size();
+    buffer.reserve(size + simdjson::SIMDJSON_PADDING);
+    for (std::string_view part : parts) buffer.append(part);
+    buffer.append(simdjson::SIMDJSON_PADDING, ' ');
+    text_ = std::string_view(buffer.data(), size);
+    cut_ = cut;
+    before_ = before;
+    after_ = after;
+    attr_cache_.clear();
+    type_cache_.clear();
+  }
+
   /// The pieces into the graph, in order. Throws Stop when a piece does not parse alone
   /// (a cut that was not between two nodes, or an error): the file is then read in one
   /// piece, which says what is wrong if anything is. (Going on from the failed piece with
