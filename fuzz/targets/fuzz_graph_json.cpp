@@ -10,15 +10,20 @@
 namespace {
 
 /// What a reading gave: the graph as JSON with every node's line:column, or the error.
-std::string outcome(std::string_view text, std::size_t piece_bytes) {
+std::string describe(const graphfuse::Graph& g) {
+  std::string out = graphfuse::write_graph_json(g);
+  for (graphfuse::NodeId n : g.nodes()) out += "\n" + g.node(n).loc.str();
+  return out;
+}
+std::string describe(const graphfuse::Error& e) { return "error " + e.loc().str() + ": " + e.message(); }
+
+/// The reading with the nodes cut every `piece_bytes`, described.
+std::string in_pieces(std::string_view text, std::size_t piece_bytes) {
   try {
-    graphfuse::Graph g =
-        graphfuse::textio::parse_graph_json(text, "<fuzz>.json", 0, graphfuse::textio::JsonReadOptions{piece_bytes});
-    std::string out = graphfuse::write_graph_json(g);
-    for (graphfuse::NodeId n : g.nodes()) out += "\n" + g.node(n).loc.str();
-    return out;
+    return describe(
+        graphfuse::textio::parse_graph_json(text, "<fuzz>.json", 0, graphfuse::textio::JsonReadOptions{piece_bytes}));
   } catch (const graphfuse::Error& e) {
-    return "error " + e.loc().str() + ": " + e.message();
+    return describe(e);
   } catch (const std::exception& e) {
     return std::string("exception ") + e.what();
   }
@@ -27,14 +32,27 @@ std::string outcome(std::string_view text, std::size_t piece_bytes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  graphfuse::Graph g;
-  if (fuzz::guarded("parse_graph_yaml", [&] { g = graphfuse::parse_graph_yaml(fuzz::bytes(data, size), "<fuzz>.json"); }))
-    fuzz::check_graph(g);
   std::string_view text = fuzz::bytes(data, size);
-  std::string whole = outcome(text, 0);
-  // What the reader accepts is JSON as graphfuse reads it (simdjson's On-Demand walk
-  // skips what it is not asked for without checking it).
-  if (whole.rfind("error ", 0) != 0) {
+  // The one-piece reading (inputs this small are never cut), described for the comparison
+  // below.
+  graphfuse::Graph g;
+  std::string whole;
+  bool read = fuzz::guarded("parse_graph_yaml", [&] {
+    try {
+      g = graphfuse::parse_graph_yaml(text, "<fuzz>.json");
+    } catch (const graphfuse::Error& e) {
+      whole = describe(e);
+      throw;
+    } catch (const std::exception& e) {
+      whole = std::string("exception ") + e.what();
+      throw;
+    }
+  });
+  if (read) {
+    fuzz::check_graph(g);
+    whole = describe(g);
+    // What the reader accepts is JSON as graphfuse reads it (simdjson's On-Demand walk
+    // skips what it is not asked for without checking it).
     try {
       graphfuse::textio::check_json_syntax(text, graphfuse::textio::YamlSource{"<fuzz>.json", text});
     } catch (const graphfuse::Error& e) {
@@ -43,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Piece sizes from the input's length: small enough that most inputs are cut.
   const std::size_t piece_bytes = 8 + size % 41;
-  std::string pieces = outcome(text, piece_bytes);
+  std::string pieces = in_pieces(text, piece_bytes);
   if (whole != pieces) fuzz::finding("the JSON reader's pieces differ from its one-piece reading", whole + "\n---\n" + pieces);
   return 0;
 }
