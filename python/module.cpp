@@ -18,6 +18,7 @@
 #include "graphfuse/kernels/executor.h"
 #include "graphfuse/kernels/fold.h"
 #include "graphfuse/onnx.h"
+#include "graphfuse/process_memory.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
 #include "graphfuse/version.h"
@@ -251,6 +252,15 @@ PYBIND11_MODULE(_graphfuse, m) {
            },
            "The serialized ONNX model (what save('x.onnx') writes).")
       .def("__repr__", [](const gf::Graph& g) { return "<graphfuse.Graph " + std::to_string(g.size()) + " nodes>"; });
+
+  m.def(
+      "retain_freed_memory",
+      [] {
+        gf::MemoryRetention r = gf::retain_freed_memory();
+        return py::make_tuple(r.applied, r.detail);
+      },
+      "Keeps memory the process frees for its own reuse instead of returning it to the kernel "
+      "(glibc's allocator, process-wide; see docs/library.md). Returns (applied, detail).");
 
   m.def("load_graph",
         [](const std::filesystem::path& path) {

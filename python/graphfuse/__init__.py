@@ -20,8 +20,9 @@ from ._graphfuse import (  # noqa: F401
     load_rules,
     load_rules_from_string,
     optimize,
+    retain_freed_memory,
     verify,
 )
 
 __all__ = ["Error", "Graph", "Report", "Rules", "load_graph", "load_rules",
-           "load_rules_from_string", "optimize", "verify", "__version__"]
+           "load_rules_from_string", "optimize", "retain_freed_memory", "verify", "__version__"]

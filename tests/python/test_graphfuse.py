@@ -227,5 +227,18 @@ class Verifying(Base):
         self.assertFalse(result["passed"])
         self.assertFalse(result["outputs"][0]["passed"])
 
+class ProcessMemory(Base):
+    def test_retain_freed_memory_says_what_it_set(self):
+        applied, detail = graphfuse.retain_freed_memory()
+        self.assertIsInstance(applied, bool)
+        if applied:
+            self.assertIn("M_MMAP_MAX=0", detail)
+        else:
+            self.assertTrue(detail)
+        # Rewrites work as before afterwards.
+        g = graphfuse.load_graph(SEED_CHAIN)
+        self.assertEqual(g.rewrite(graphfuse.load_rules(SEED_RULES)).rewrites, {"conv2d_biasadd_relu": 1})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,66 @@
+// retain_freed_memory(): after it, a big block the program frees stays in the process for
+// reuse (no mapping of its own, no trim), which is what keeps loads and rewrites from
+// unmapping and faulting pages in again between phases.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "graphfuse/process_memory.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GRAPHFUSE_OWN_ALLOCATOR 1  // a sanitizer's allocator replaces glibc's
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define GRAPHFUSE_OWN_ALLOCATOR 1
+#endif
+#endif
+
+namespace {
+
+#if defined(__GLIBC__) && !defined(GRAPHFUSE_OWN_ALLOCATOR)
+constexpr std::size_t kBig = 64u << 20;  // far above glibc's 128 KB default for a mapped block
+
+std::size_t mapped_bytes() { return mallinfo2().hblkhd; }
+std::size_t free_in_heap() { return mallinfo2().fordblks; }
+
+TEST(ProcessMemory, ABigFreedBlockStaysForReuse) {
+  graphfuse::MemoryRetention r = graphfuse::retain_freed_memory();
+  ASSERT_TRUE(r.applied) << r.detail;
+  const std::size_t mapped_before = mapped_bytes();
+  {
+    std::unique_ptr<char[]> big(new char[kBig]);
+    std::memset(big.get(), 1, kBig);
+    // Without the setting glibc maps a block this big on its own and unmaps it when freed.
+    EXPECT_EQ(mapped_bytes(), mapped_before) << "the 64 MB block got a mapping of its own";
+  }
+  // Freed, it is still the process's: free space in the heap, not trimmed away.
+  EXPECT_GE(free_in_heap(), kBig) << "the heap gave the freed block back";
+  // And the next block of that size is carved from it instead of growing the heap.
+  const std::size_t heap_before = mallinfo2().arena;
+  {
+    std::unique_ptr<char[]> again(new char[kBig]);
+    std::memset(again.get(), 2, kBig);
+    EXPECT_EQ(mallinfo2().arena, heap_before) << "the heap grew for a block it already had free";
+  }
+}
+
+TEST(ProcessMemory, CallingTwiceIsHarmless) {
+  EXPECT_TRUE(graphfuse::retain_freed_memory().applied);
+  graphfuse::MemoryRetention again = graphfuse::retain_freed_memory();
+  EXPECT_TRUE(again.applied) << again.detail;
+  EXPECT_NE(again.detail.find("M_MMAP_MAX=0"), std::string::npos) << again.detail;
+}
+#else
+TEST(ProcessMemory, SaysWhyNothingWasSet) {
+  graphfuse::MemoryRetention r = graphfuse::retain_freed_memory();
+  if (!r.applied) EXPECT_FALSE(r.detail.empty());
+  GTEST_SKIP() << "glibc's allocator is not the one in use here: " << r.detail;
+}
+#endif
+
+}  // namespace
