@@ -261,6 +261,15 @@ PYBIND11_MODULE(_graphfuse, m) {
       },
       "Keeps memory the process frees for its own reuse instead of returning it to the kernel "
       "(glibc's allocator, process-wide; see docs/library.md). Returns (applied, detail).");
+  m.def(
+      "reserve_huge_page_heap",
+      [](std::size_t megabytes) {
+        gf::MemoryRetention r = gf::reserve_huge_page_heap(megabytes << 20);
+        return py::make_tuple(r.applied, r.detail);
+      },
+      py::arg("megabytes") = gf::kHugePageHeapBytes >> 20,
+      "Backs the heap's next `megabytes` with transparent huge pages (after retain_freed_memory(); "
+      "process-wide; see docs/library.md). Returns (applied, detail).");
 
   m.def("load_graph",
         [](const std::filesystem::path& path) {

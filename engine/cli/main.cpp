@@ -10,8 +10,10 @@
 int main(int argc, char** argv) {
   using namespace graphfuse;
   // A command runs one job and exits: keeping freed memory for reuse costs it nothing and
-  // spares it unmaps and fresh page faults between loading, rewriting and saving.
+  // spares it unmaps and fresh page faults between loading, rewriting and saving; huge
+  // pages for the heap spare it most of the faults of a big graph's small blocks.
   retain_freed_memory();
+  reserve_huge_page_heap();
   CLI::App app{"graphfuse: declarative operator fusion for ML computation graphs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("graphfuse ") + kVersion);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "graph/attr_intern.h"
+#include "graph/huge_pages.h"
 #include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
 
@@ -99,8 +100,8 @@ struct HotRecord {
 /// Elements in chunks of 64, 128, 256, ... : appending never moves an element
 /// (references stay valid), never copies the graph to grow, and leaves no half-empty
 /// big vector (a chunk's untouched tail costs address space, not memory). Chunks start
-/// on a cache line, so a 128-byte Node is exactly two lines, and the fields matching
-/// reads (id, attributes, the input list's pointers) share the first.
+/// on a cache line, chunks of 4 MB or more on a huge page (reserve() advises the part
+/// about to be filled as huge pages: huge_pages.h).
 template <class T>
 class ChunkedStore {
  public:
@@ -137,10 +138,15 @@ class ChunkedStore {
     ++size_;
     return *p;
   }
-  /// Allocates the chunks elements up to `n` will live in, without touching them.
+  /// Allocates the chunks elements up to `n` will live in, without touching them. The
+  /// elements from size() to `n` are about to be filled: their memory is backed with huge
+  /// pages where it can be (huge_pages.h).
   void reserve(std::size_t n) {
     if (n == 0) return;
     while (chunks_.size() <= chunk_of_(n - 1)) add_chunk_();
+    std::vector<std::span<std::byte>> spans;
+    raw_spans(size_, n, spans);
+    for (std::span<std::byte> s : spans) advise_huge_pages(s.data(), s.size());
   }
   /// The memory of elements [from, to), which reserve() allocated, one span per chunk in
   /// index order, appended to `out`.
@@ -169,10 +175,15 @@ class ChunkedStore {
     std::size_t k = chunk_of_(i);
     return chunks_[k].get() + (i - chunk_start_(k));
   }
-  void add_chunk_() { chunks_.emplace_back(static_cast<T*>(::operator new(chunk_bytes_(chunks_.size()), kAlign))); }
+  void add_chunk_() {
+    const std::size_t bytes = chunk_bytes_(chunks_.size());
+    const std::align_val_t align = huge_page_alignment(bytes, kAlign);
+    chunks_.emplace_back(static_cast<T*>(::operator new(huge_page_allocation(bytes), align)), Free{align});
+  }
   static std::size_t chunk_bytes_(std::size_t k) { return (std::size_t{1} << (k + kFirstBits)) * sizeof(T); }
   struct Free {
-    void operator()(T* p) const { ::operator delete(p, kAlign); }
+    std::align_val_t align = kAlign;  // what the chunk was allocated with
+    void operator()(T* p) const { ::operator delete(p, align); }
   };
   std::vector<std::unique_ptr<T, Free>> chunks_;  // raw storage; the first size_ constructed
   std::size_t size_ = 0;
@@ -304,7 +315,11 @@ class IdIndex {
   class SlotArray {
    public:
     SlotArray() = default;
-    explicit SlotArray(std::size_t n) : p_(static_cast<Slot*>(::operator new(n * sizeof(Slot)))), n_(n) {
+    explicit SlotArray(std::size_t n)
+        : align_(huge_page_alignment(n * sizeof(Slot), std::align_val_t{alignof(Slot)})),
+          p_(static_cast<Slot*>(::operator new(huge_page_allocation(n * sizeof(Slot)), align_))),
+          n_(n) {
+      advise_huge_pages(p_, n * sizeof(Slot));  // filled whole, here
       std::uninitialized_fill_n(p_, n, Slot{kEmpty, 0});
     }
     SlotArray(const SlotArray& o) : SlotArray(o.n_) { std::copy(o.begin(), o.end(), p_); }
@@ -312,16 +327,20 @@ class IdIndex {
       if (this != &o) *this = SlotArray(o);
       return *this;
     }
-    SlotArray(SlotArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    SlotArray(SlotArray&& o) noexcept
+        : align_(o.align_), p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
     SlotArray& operator=(SlotArray&& o) noexcept {
       if (this != &o) {
-        ::operator delete(p_);
+        if (p_) ::operator delete(p_, align_);
+        align_ = o.align_;
         p_ = std::exchange(o.p_, nullptr);
         n_ = std::exchange(o.n_, 0);
       }
       return *this;
     }
-    ~SlotArray() { ::operator delete(p_); }
+    ~SlotArray() {
+      if (p_) ::operator delete(p_, align_);
+    }
     std::size_t size() const { return n_; }
     bool empty() const { return n_ == 0; }
     Slot& operator[](std::size_t i) { return p_[i]; }
@@ -330,6 +349,7 @@ class IdIndex {
     const Slot* end() const { return p_ + n_; }
 
    private:
+    std::align_val_t align_{alignof(Slot)};
     Slot* p_ = nullptr;
     std::size_t n_ = 0;
   };

@@ -20,9 +20,10 @@ from ._graphfuse import (  # noqa: F401
     load_rules,
     load_rules_from_string,
     optimize,
+    reserve_huge_page_heap,
     retain_freed_memory,
     verify,
 )
 
 __all__ = ["Error", "Graph", "Report", "Rules", "load_graph", "load_rules",
-           "load_rules_from_string", "optimize", "retain_freed_memory", "verify", "__version__"]
+           "load_rules_from_string", "optimize", "reserve_huge_page_heap", "retain_freed_memory", "verify", "__version__"]

@@ -235,6 +235,11 @@ class ProcessMemory(Base):
             self.assertIn("M_MMAP_MAX=0", detail)
         else:
             self.assertTrue(detail)
+        huge, why = graphfuse.reserve_huge_page_heap(64)
+        self.assertIsInstance(huge, bool)
+        self.assertTrue(why)
+        if applied and huge:
+            self.assertIn("64 MB", why)
         # Rewrites work as before afterwards.
         g = graphfuse.load_graph(SEED_CHAIN)
         self.assertEqual(g.rewrite(graphfuse.load_rules(SEED_RULES)).rewrites, {"conv2d_biasadd_relu": 1})

@@ -15,6 +15,7 @@
 #include "graph/storage.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/graph.h"
+#include "vm_flags.h"
 
 using namespace graphfuse;
 
@@ -363,4 +364,21 @@ TEST(GraphStorage, PageWarmerKeepsNearTheLoader) {
     EXPECT_LE(resident(), 64 * kMB + PageWarmer::kAhead + kMB);
   }
   ::munmap(p, kBytes);
+}
+
+TEST(GraphStorage, ReservedRecordsAreAdvisedHugeWhereTheyWillBeFilled) {
+  // With 128-byte records, chunk 9 holds records 32,704-65,471 (4 MB, aligned to a huge
+  // page). Reserving up to 60,000 advises its first whole 2 MB page (records up to 49,087)
+  // and leaves the page that would be half filled small: a huge page there would be 2 MB
+  // resident for 1.4 MB of records. Smaller chunks are left as they are.
+  struct Record {
+    char bytes[128];
+  };
+  ChunkedStore<Record> records;
+  records.reserve(60'000);
+  EXPECT_TRUE(graphfuse::testing::advised_huge(&records[32'704])) << graphfuse::testing::vm_flags_at(&records[32'704]);
+  EXPECT_TRUE(graphfuse::testing::advised_huge(&records[49'087]));
+  EXPECT_FALSE(graphfuse::testing::advised_huge(&records[49'088])) << graphfuse::testing::vm_flags_at(&records[49'088]);
+  EXPECT_FALSE(graphfuse::testing::advised_huge(&records[65'000]));
+  EXPECT_FALSE(graphfuse::testing::advised_huge(&records[100]));
 }

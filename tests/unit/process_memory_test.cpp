@@ -1,12 +1,15 @@
 // retain_freed_memory(): after it, a big block the program frees stays in the process for
 // reuse (no mapping of its own, no trim), which is what keeps loads and rewrites from
-// unmapping and faulting pages in again between phases.
+// unmapping and faulting pages in again between phases. reserve_huge_page_heap(): the
+// heap's next allocations lie in memory advised as huge pages.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "graphfuse/process_memory.h"
+#include "vm_flags.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -27,6 +30,25 @@ constexpr std::size_t kBig = 64u << 20;  // far above glibc's 128 KB default for
 
 std::size_t mapped_bytes() { return mallinfo2().hblkhd; }
 std::size_t free_in_heap() { return mallinfo2().fordblks; }
+
+// Declared first: gtest runs a file's tests in order, and the ones after it retain.
+TEST(ProcessMemory, NoHugePageHeapWithoutRetention) {
+  graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(64u << 20);
+  EXPECT_FALSE(r.applied) << "the reservation would have been trimmed away: " << r.detail;
+  EXPECT_NE(r.detail.find("retain_freed_memory"), std::string::npos) << r.detail;
+}
+
+TEST(ProcessMemory, TheHeapsNextBlocksAreAdvisedHuge) {
+  ASSERT_TRUE(graphfuse::retain_freed_memory().applied);
+  graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(64u << 20);
+  ASSERT_TRUE(r.applied) << r.detail;
+  // What a loader allocates next comes out of the reservation: past its first (partial)
+  // 2 MB page, the memory is in a mapping the kernel backs with huge pages.
+  std::unique_ptr<char[]> next(new char[16u << 20]);
+  const std::string flags = graphfuse::testing::vm_flags_at(next.get() + (8u << 20));
+  ASSERT_FALSE(flags.empty()) << "no mapping found in /proc/self/smaps";
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << "not advised as huge pages: " << flags;
+}
 
 TEST(ProcessMemory, ABigFreedBlockStaysForReuse) {
   graphfuse::MemoryRetention r = graphfuse::retain_freed_memory();
