@@ -7,9 +7,9 @@
 
 namespace graphfuse {
 
-/// What retain_freed_memory() changed.
+/// What retain_freed_memory() or reserve_huge_page_heap() changed.
 struct MemoryRetention {
-  bool applied = false;  ///< false where the C library offers no such setting (not glibc)
+  bool applied = false;  ///< false where the setting is not to be had (see each function)
   std::string detail;    ///< what was set, or why nothing was
 };
 
@@ -21,9 +21,9 @@ struct MemoryRetention {
 /// megabytes between phases. Handed back, each one is a `munmap`, which flushes the TLBs of
 /// every CPU running the process, and the next buffer comes as fresh pages, each faulted in
 /// again. On virtual machines whose hypervisor shadows the guest's page tables, one such
-/// unmap can cost the whole working set its mappings (every page of a 128 MB graph faulted
-/// again, 100-160 ms measured), which is what made single rewrites of the same graph take
-/// 120 ms one run and 300 ms the next. Kept, the memory is reused warm.
+/// unmap can cost the whole working set its mappings (every page of a warm 128 MB array
+/// faulted again: 105-164 ms measured, in 3 of 6 tries), one reason why single rewrites of
+/// the same graph took 120 ms one run and 300 ms the next. Kept, the memory is reused warm.
 ///
 /// The cost: the process's resident size does not shrink when a graph is destroyed, so a
 /// long-lived program that loads one huge graph and then stays small should not call it.
@@ -48,10 +48,10 @@ inline constexpr std::size_t kMaxHugePageHeapBytes = std::size_t{3} << 29;
 /// Why: a loaded graph is a million small blocks (input lists, use lists) besides its big
 /// arrays, and each 4 KB page of them is a page fault when first touched; on a VM whose
 /// hypervisor shadows the guest's page tables, a dear one. With 2 MB pages the 10^6-node
-/// .gfb loads took 131-213 ms instead of 302-369 and the wide graph's rewrite 184-265 ms
-/// instead of 313-321 (docs/performance.md). The cost: memory is resident 2 MB at a time,
-/// so a process's peak grows by a few MB (5-17 MB for those graphs, 2-6%). Process-wide
-/// and not undone; the `graphfuse` command and the benchmarks call it after
+/// .gfb loads took 127-131 ms instead of 240-302 and the wide graph's rewrite at 2 threads
+/// 228 ms instead of 304 (medians; docs/performance.md). The cost: memory is resident 2 MB
+/// at a time, so a process's peak grows by a few MB (6-17 MB for those graphs, 2-7%).
+/// Process-wide and not undone; the `graphfuse` command and the benchmarks call it after
 /// retain_freed_memory(); the library never does. With transparent huge pages set to
 /// "never" in /sys/kernel/mm/transparent_hugepage/enabled the advice changes nothing.
 MemoryRetention reserve_huge_page_heap(std::size_t bytes = kHugePageHeapBytes);
