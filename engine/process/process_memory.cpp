@@ -13,6 +13,7 @@
 #endif
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <sys/resource.h>
 #endif
 
 namespace graphfuse {
@@ -43,6 +44,14 @@ MemoryRetention reserve_huge_page_heap(std::size_t bytes) {
   if (bytes < 2 * kHugePageBytes) return {false, "under two huge pages: nothing to advise"};
   // Freed, the block must stay under the trim threshold (INT_MAX) with what is free beside it.
   bytes = std::min(bytes, kMaxHugePageHeapBytes);
+  // Under a limit on address space or data (ulimit -v, -d) the reservation counts against
+  // it: take a quarter at most, so that what the program maps besides still fits.
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit limit {};
+    if (::getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      bytes = std::min<std::size_t>(bytes, static_cast<std::size_t>(limit.rlim_cur / 4));
+  }
+  if (bytes < 2 * kHugePageBytes) return {false, "an address-space or data limit leaves too little to reserve"};
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   // With no separate mappings, a block this big grows the heap's top; freed, it joins the
   // top chunk again (never trimmed now), so the heap's next allocations come from it.

@@ -4,7 +4,11 @@
 // heap's next allocations lie in memory advised as huge pages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
+#include <sys/resource.h>
 #include <memory>
 #include <string>
 
@@ -48,6 +52,27 @@ TEST(ProcessMemory, TheHeapsNextBlocksAreAdvisedHuge) {
   const std::string flags = graphfuse::testing::vm_flags_at(next.get() + (8u << 20));
   ASSERT_FALSE(flags.empty()) << "no mapping found in /proc/self/smaps";
   EXPECT_NE(flags.find(" hg"), std::string::npos) << "not advised as huge pages: " << flags;
+}
+
+TEST(ProcessMemory, AnAddressSpaceLimitBoundsTheReservation) {
+  ASSERT_TRUE(graphfuse::retain_freed_memory().applied);
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &saved), 0);
+  // A limit 1 GiB above what the process maps now (the test binary maps its libraries):
+  // the reservation takes a quarter of the limit, which fits in the GiB left.
+  std::size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const std::size_t limit = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) + (std::size_t{1} << 30);
+  const std::size_t expected = std::min(graphfuse::kHugePageHeapBytes, limit / 4);
+  struct rlimit tight = saved;
+  tight.rlim_cur = std::min<rlim_t>(saved.rlim_max, static_cast<rlim_t>(limit));
+  if (tight.rlim_cur != static_cast<rlim_t>(limit)) GTEST_SKIP() << "the hard limit is lower";
+  ASSERT_EQ(::setrlimit(RLIMIT_AS, &tight), 0);
+  graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(graphfuse::kMaxHugePageHeapBytes);
+  ::setrlimit(RLIMIT_AS, &saved);
+  ASSERT_TRUE(r.applied) << r.detail;
+  EXPECT_NE(r.detail.find("next " + std::to_string(expected >> 20) + " MB"), std::string::npos)
+      << r.detail << " (expected " << (expected >> 20) << " MB)";
 }
 
 TEST(ProcessMemory, ABigFreedBlockStaysForReuse) {

@@ -43,7 +43,8 @@ inline constexpr std::size_t kMaxHugePageHeapBytes = std::size_t{3} << 29;
 /// there (madvise MADV_HUGEPAGE) and gives the block back to the heap, whose later
 /// allocations are carved from it. Needs retain_freed_memory() first, or the heap would be
 /// trimmed back at once; returns applied = false and does nothing without it, where the
-/// kernel has no such advice, or where the block cannot be had.
+/// kernel has no such advice, or where the block cannot be had. Under a limit on address
+/// space or data (`ulimit -v`, `-d`) it reserves a quarter of the limit at most.
 ///
 /// Why: a loaded graph is a million small blocks (input lists, use lists) besides its big
 /// arrays, and each 4 KB page of them is a page fault when first touched; on a VM whose
