@@ -44,12 +44,15 @@ TEST(ProcessMemory, NoHugePageHeapWithoutRetention) {
 
 TEST(ProcessMemory, TheHeapsNextBlocksAreAdvisedHuge) {
   ASSERT_TRUE(graphfuse::retain_freed_memory().applied);
-  graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(64u << 20);
+  graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(128u << 20);
   ASSERT_TRUE(r.applied) << r.detail;
   // What a loader allocates next comes out of the reservation: past its first (partial)
-  // 2 MB page, the memory is in a mapping the kernel backs with huge pages.
-  std::unique_ptr<char[]> next(new char[16u << 20]);
-  const std::string flags = graphfuse::testing::vm_flags_at(next.get() + (8u << 20));
+  // 2 MB page, the memory is in a mapping the kernel backs with huge pages. The block is
+  // bigger than any free block the heap can hold from tests run before in this process
+  // (glibc mapped blocks of 32 MB and more apart until retention), so it is carved from
+  // the reservation, not from a free block elsewhere in the heap.
+  std::unique_ptr<char[]> next(new char[48u << 20]);
+  const std::string flags = graphfuse::testing::vm_flags_at(next.get() + (24u << 20));
   ASSERT_FALSE(flags.empty()) << "no mapping found in /proc/self/smaps";
   EXPECT_NE(flags.find(" hg"), std::string::npos) << "not advised as huge pages: " << flags;
 }
