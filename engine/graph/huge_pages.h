@@ -25,18 +25,22 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// its first and last page to the alignment).
 inline constexpr std::size_t kHugeArrayFrom = std::size_t{4} << 20;
 
-/// The alignment to allocate an array of `bytes` with: a huge page's for big arrays, else
-/// `small` (at least the type's own).
-inline std::align_val_t huge_page_alignment(std::size_t bytes, std::align_val_t small) {
-  return bytes >= kHugeArrayFrom ? std::align_val_t{kHugePageBytes} : small;
-}
+/// Raw memory for an array of `bytes`, with the alignment to free it with
+/// (`::operator delete(data, align)`).
+struct ArrayMemory {
+  void* data;
+  std::align_val_t align;
+};
 
-/// How many bytes to allocate for an array of `bytes` aligned with huge_page_alignment():
-/// a big one is rounded up to whole huge pages, so that the allocator's bookkeeping for the
-/// rest of its block (a header written just past the array's end) does not land in a huge
-/// page the array only partly fills, making all 2 MB of it resident.
-inline std::size_t huge_page_allocation(std::size_t bytes) {
-  return bytes >= kHugeArrayFrom ? (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes : bytes;
+/// Allocates an array of `bytes` aligned to `small` (at least the type's own), or, for a big
+/// one, to a huge page and rounded up to whole huge pages, so that the allocator's
+/// bookkeeping for the rest of its block (a header written just past the array's end) does
+/// not land in a huge page the array only partly fills, making all 2 MB of it resident.
+/// Advises nothing: see advise_huge_pages().
+inline ArrayMemory allocate_array(std::size_t bytes, std::align_val_t small) {
+  if (bytes < kHugeArrayFrom) return {::operator new(bytes, small), small};
+  const std::align_val_t huge{kHugePageBytes};
+  return {::operator new((bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes, huge), huge};
 }
 
 /// Asks the kernel to back the whole 2 MB pages inside [p, p + bytes) with huge pages

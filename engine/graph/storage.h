@@ -176,9 +176,8 @@ class ChunkedStore {
     return chunks_[k].get() + (i - chunk_start_(k));
   }
   void add_chunk_() {
-    const std::size_t bytes = chunk_bytes_(chunks_.size());
-    const std::align_val_t align = huge_page_alignment(bytes, kAlign);
-    chunks_.emplace_back(static_cast<T*>(::operator new(huge_page_allocation(bytes), align)), Free{align});
+    const ArrayMemory m = allocate_array(chunk_bytes_(chunks_.size()), kAlign);
+    chunks_.emplace_back(static_cast<T*>(m.data), Free{m.align});
   }
   static std::size_t chunk_bytes_(std::size_t k) { return (std::size_t{1} << (k + kFirstBits)) * sizeof(T); }
   struct Free {
@@ -315,10 +314,10 @@ class IdIndex {
   class SlotArray {
    public:
     SlotArray() = default;
-    explicit SlotArray(std::size_t n)
-        : align_(huge_page_alignment(n * sizeof(Slot), std::align_val_t{alignof(Slot)})),
-          p_(static_cast<Slot*>(::operator new(huge_page_allocation(n * sizeof(Slot)), align_))),
-          n_(n) {
+    explicit SlotArray(std::size_t n) : n_(n) {
+      const ArrayMemory m = allocate_array(n * sizeof(Slot), std::align_val_t{alignof(Slot)});
+      align_ = m.align;
+      p_ = static_cast<Slot*>(m.data);
       advise_huge_pages(p_, n * sizeof(Slot));  // filled whole, here
       std::uninitialized_fill_n(p_, n, Slot{kEmpty, 0});
     }

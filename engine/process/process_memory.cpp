@@ -41,7 +41,6 @@ MemoryRetention retain_freed_memory() {
 
 MemoryRetention reserve_huge_page_heap(std::size_t bytes) {
   if (!retained) return {false, "retain_freed_memory() has not taken: the reservation would be trimmed away"};
-  if (bytes < 2 * kHugePageBytes) return {false, "under two huge pages: nothing to advise"};
   // Freed, the block must stay under the trim threshold (INT_MAX) with what is free beside it.
   bytes = std::min(bytes, kMaxHugePageHeapBytes);
   // Under a limit on address space or data (ulimit -v, -d) the reservation counts against
@@ -51,7 +50,8 @@ MemoryRetention reserve_huge_page_heap(std::size_t bytes) {
     if (::getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
       bytes = std::min<std::size_t>(bytes, static_cast<std::size_t>(limit.rlim_cur / 4));
   }
-  if (bytes < 2 * kHugePageBytes) return {false, "an address-space or data limit leaves too little to reserve"};
+  if (bytes < 2 * kHugePageBytes)
+    return {false, "under two huge pages to reserve (what was asked, or what an address-space or data limit leaves)"};
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   // With no separate mappings, a block this big grows the heap's top; freed, it joins the
   // top chunk again (never trimmed now), so the heap's next allocations come from it.
