@@ -108,7 +108,9 @@ TEST(ProcessMemory, CallingTwiceIsHarmless) {
 #else
 TEST(ProcessMemory, SaysWhyNothingWasSet) {
   graphfuse::MemoryRetention r = graphfuse::retain_freed_memory();
-  if (!r.applied) EXPECT_FALSE(r.detail.empty());
+  if (!r.applied) {
+    EXPECT_FALSE(r.detail.empty());
+  }
   GTEST_SKIP() << "glibc's allocator is not the one in use here: " << r.detail;
 }
 #endif
