@@ -158,11 +158,13 @@ Figures case_rewrite(const CaseArgs& a) {
     times.add("rewrite_other_cpu_ms", cpu - main_cpu);
     times.add("apply_cpu_ms", apply_cpu);
     times.add("apply_other_cpu_ms", apply_all_cpu - apply_cpu);
-    double match = 0, apply = 0;
+    double match = 0, apply = 0, ordering = 0, grouping = 0;
     std::size_t groups = 0;
     for (const RoundStats& s : r.per_round) {
       match += s.match_ms;
       apply += s.apply_ms;
+      ordering += s.order_ms;
+      grouping += s.group_ms;
       groups += s.apply_groups;
     }
     std::size_t rewrites = 0, declined = 0;
@@ -184,6 +186,10 @@ Figures case_rewrite(const CaseArgs& a) {
     times.add("rewrite_ms", total);
     times.add("match_ms", match);
     times.add("apply_ms", apply);
+    // The apply phase's ordering and grouping (RoundStats::order_ms, group_ms); apply_ms
+    // minus both is the applying itself.
+    times.add("apply_order_ms", ordering);
+    times.add("apply_group_ms", grouping);
     times.add("round1_match_ms", r.per_round.front().match_ms);
   }
   times.put(f);

@@ -809,6 +809,7 @@ RewriteReport Driver::run() {
     // The order matches arrive in must not matter; shuffling it proves that it does not.
     if (rng) std::shuffle(mr.found.begin(), mr.found.end(), *rng);
     std::vector<Key> keys = order(mr.found);
+    rs.order_ms = ms_between(t1, Clock::now());
     if (opt_.gate) gate_round(mr, keys, round);
     // One round past max_rounds may only confirm the fixed point.
     if (round > opt_.max_rounds) {
@@ -823,7 +824,10 @@ RewriteReport Driver::run() {
     work_->begin(round);
     fired_.emplace_back();
     claimer_.clear();
-    if (parallel_round(mr, keys)) {
+    auto t2 = Clock::now();
+    const bool grouped = parallel_round(mr, keys);
+    if (grouped) rs.group_ms = ms_between(t2, Clock::now());
+    if (grouped) {
       apply_groups(mr, round);
       rs.apply_groups = groups_.size();
       end_apply(rs);

@@ -176,6 +176,32 @@ TEST(ParallelApply, OverlappingFusionsGiveTheInOrderGraphAndDecisions) {
   expect_grouped_equals_in_order(base, rules, 100, {std::nullopt, 3, 99});
 }
 
+// RoundStats splits each round's apply_ms: the ordering, the grouping (only in rounds applied
+// side by side) and what is left, the applying.
+TEST(ParallelApply, RoundStatsSayWhatOrderingAndGroupingTook) {
+  RuleSet rules = load_rules_from_string(kRules, "t.yaml");
+  Graph base = overlapping_graph(7, 3000);
+  for (int threads : {1, 2}) {
+    Graph g = base;
+    RewriteOptions opt;
+    opt.threads = threads;
+    opt.parallel_apply_from = 0;
+    RewriteReport rep = rewrite_graph(g, rules, opt);
+    std::size_t grouped_rounds = 0;
+    for (const RoundStats& s : rep.per_round) {
+      EXPECT_GE(s.order_ms, 0.0);
+      EXPECT_LE(s.order_ms + s.group_ms, s.apply_ms);
+      if (s.apply_groups > 0) {
+        ++grouped_rounds;
+        EXPECT_GT(s.group_ms, 0.0);
+      } else {
+        EXPECT_EQ(s.group_ms, 0.0);
+      }
+    }
+    EXPECT_EQ(grouped_rounds > 0, threads > 1) << "threads " << threads;
+  }
+}
+
 TEST(ParallelApply, GeneratedGraphsGiveTheInOrderGraph) {
   RuleSet rules = load_rules_from_string(kRules, "t.yaml");
   // Big enough (tens of thousands of fusions) that the second thread joins in and the

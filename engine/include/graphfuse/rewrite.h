@@ -162,6 +162,11 @@ struct RoundStats {
   std::size_t nodes = 0;  ///< live nodes when the round ended
   double match_ms = 0.0;  ///< wall time of the (parallel) matching pass
   double apply_ms = 0.0;  ///< wall time of ordering, selecting and applying
+  /// The parts of apply_ms spent putting the round's matches in order and, when they were
+  /// applied side by side, grouping them (0 when applied one after another); the rest of
+  /// apply_ms is the applying itself. Grouping is what applying on several threads adds.
+  double order_ms = 0.0;
+  double group_ms = 0.0;
   /// Groups the round's matches were applied in, side by side on the driver's threads
   /// (RewriteOptions::parallel_apply_from); 0 when they were applied one after another.
   std::size_t apply_groups = 0;
