@@ -825,9 +825,8 @@ RewriteReport Driver::run() {
     fired_.emplace_back();
     claimer_.clear();
     auto t2 = Clock::now();
-    const bool grouped = parallel_round(mr, keys);
-    if (grouped) rs.group_ms = ms_between(t2, Clock::now());
-    if (grouped) {
+    if (parallel_round(mr, keys)) {
+      rs.group_ms = ms_between(t2, Clock::now());
       apply_groups(mr, round);
       rs.apply_groups = groups_.size();
       end_apply(rs);

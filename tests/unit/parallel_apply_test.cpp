@@ -189,7 +189,9 @@ TEST(ParallelApply, RoundStatsSayWhatOrderingAndGroupingTook) {
     RewriteReport rep = rewrite_graph(g, rules, opt);
     std::size_t grouped_rounds = 0;
     for (const RoundStats& s : rep.per_round) {
-      EXPECT_GE(s.order_ms, 0.0);
+      if (s.matched > 0) {
+        EXPECT_GT(s.order_ms, 0.0);  // the round had matches to order: the time was taken
+      }
       EXPECT_LE(s.order_ms + s.group_ms, s.apply_ms);
       if (s.apply_groups > 0) {
         ++grouped_rounds;
