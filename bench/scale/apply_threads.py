@@ -81,6 +81,12 @@ def main():
     ap.add_argument("--nodes", type=int, default=1000000)
     ap.add_argument("--ceiling-reps", type=int, default=3)
     a = ap.parse_args()
+    for tool in ("scale_bench", "thread_ceiling_bench"):
+        if not os.access(os.path.join(a.build, "bench", tool), os.X_OK):
+            sys.exit(f"apply_threads.py: {a.build}/bench/{tool} is missing "
+                     f"(cmake --build {a.build} --target scale_bench thread_ceiling_bench)")
+    if a.rounds < 1 or a.nodes < 1 or a.ceiling_reps < 1:
+        sys.exit("apply_threads.py: --rounds, --nodes and --ceiling-reps take a positive number")
     os.makedirs(a.dir, exist_ok=True)
     graphs = {}
     for shape in ("default", "wide"):
