@@ -30,6 +30,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CALM = 1.8  # the update loop's speed-up that counts as the machine scaling
+SHAPES = ("default", "wide")  # scale_bench --shape cnn (the default) and wide
 
 
 def run(cmd):
@@ -39,8 +40,12 @@ def run(cmd):
     return out.stdout
 
 
+def tool(build, name):
+    return os.path.join(build, "bench", name)
+
+
 def ceiling(build, reps):
-    text = run([os.path.join(build, "bench", "thread_ceiling_bench"), "--reps", str(reps)])
+    text = run([tool(build, "thread_ceiling_bench"), "--reps", str(reps)])
     found = dict(re.findall(r'kernel="(\w+)[^"]*".*?speedup=([0-9.]+)', text))
     if "update" not in found:
         sys.exit("apply_threads.py: thread_ceiling_bench printed no update loop:\n" + text)
@@ -48,7 +53,7 @@ def ceiling(build, reps):
 
 
 def apply_ms(build, graph, threads):
-    text = run([os.path.join(build, "bench", "scale_bench"), "--case", "rewrite", "--input", graph, "--reps", "1",
+    text = run([tool(build, "scale_bench"), "--case", "rewrite", "--input", graph, "--reps", "1",
                 "--rules", os.path.join(ROOT, "rules", "seed.yaml"), "--threads", str(threads)])
     m = re.search(r" apply_ms=([0-9.]+)", text)
     if not m:
@@ -61,7 +66,7 @@ def summary(name, rows):
         print(f"{name}: no rounds")
         return
     parts = []
-    for shape in ("default", "wide"):
+    for shape in SHAPES:
         t1 = statistics.median(r[shape][0] for r in rows)
         t2 = statistics.median(r[shape][1] for r in rows)
         ratios = [r[shape][0] / r[shape][1] for r in rows]
@@ -81,18 +86,18 @@ def main():
     ap.add_argument("--nodes", type=int, default=1000000)
     ap.add_argument("--ceiling-reps", type=int, default=3)
     a = ap.parse_args()
-    for tool in ("scale_bench", "thread_ceiling_bench"):
-        if not os.access(os.path.join(a.build, "bench", tool), os.X_OK):
-            sys.exit(f"apply_threads.py: {a.build}/bench/{tool} is missing "
+    for name in ("scale_bench", "thread_ceiling_bench"):
+        if not os.access(tool(a.build, name), os.X_OK):
+            sys.exit(f"apply_threads.py: {tool(a.build, name)} is missing "
                      f"(cmake --build {a.build} --target scale_bench thread_ceiling_bench)")
     if a.rounds < 1 or a.nodes < 1 or a.ceiling_reps < 1:
         sys.exit("apply_threads.py: --rounds, --nodes and --ceiling-reps take a positive number")
     os.makedirs(a.dir, exist_ok=True)
     graphs = {}
-    for shape in ("default", "wide"):
+    for shape in SHAPES:
         path = os.path.join(a.dir, f"apply_threads_{shape}_{a.nodes}.gfb")
         if not os.path.exists(path):
-            cmd = [os.path.join(a.build, "bench", "scale_bench"), "--case", "generate", "--nodes", str(a.nodes),
+            cmd = [tool(a.build, "scale_bench"), "--case", "generate", "--nodes", str(a.nodes),
                    "--output", path]
             run(cmd + (["--shape", "wide"] if shape == "wide" else []))
         graphs[shape] = path
@@ -105,7 +110,7 @@ def main():
         rows.append(row)
         print(f"round {k + 1}: update loop {before:.2f}x / {after:.2f}x; " +
               "; ".join(f"{s} {row[s][0]:.0f} / {row[s][1]:.0f} ms = {row[s][0] / row[s][1]:.2f}x"
-                        for s in ("default", "wide")), flush=True)
+                        for s in SHAPES), flush=True)
     summary("all", rows)
     summary(f"update loop >= {CALM}x before and after", [r for r in rows if r["update"] >= CALM])
     summary(f"update loop < {CALM}x", [r for r in rows if r["update"] < CALM])
