@@ -92,9 +92,19 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   std::vector<std::uint32_t> matcher(g.capacity(), kNone), reader(g.capacity(), kNone);
   std::vector<std::uint8_t>& flags = out.flags;
   flags.assign(g.capacity(), 0);
+  // The pass is a string of locked instructions (each waits for the loads and stores
+  // before it), so a slot or flag already set is read, not written again: a value read
+  // by many matches, or a node matched twice, costs one plain load per further match.
+  // A slot seen taken is what the compare-and-swap would have failed on; flags seen set
+  // are in the order the next seq_cst load needs (the pairing below holds either way).
   auto claim = [](std::vector<std::uint32_t>& slots, NodeId n, std::uint32_t i) {
-    std::uint32_t holder = kNone;
+    std::uint32_t holder = at(slots, n).load(std::memory_order_seq_cst);
+    if (holder != kNone) return holder;
     return at(slots, n).compare_exchange_strong(holder, i, std::memory_order_seq_cst) ? kNone : holder;
+  };
+  auto set_flags = [&flags](NodeId n, std::uint8_t bits, std::memory_order order) {
+    std::atomic_ref<std::uint8_t> f(flags[n]);
+    if ((f.load(std::memory_order_seq_cst) & bits) != bits) f.fetch_or(bits, order);
   };
   // Only a node some rule may match as a constant root is looked at: the rest need no
   // load of the node's record.
@@ -115,13 +125,13 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
         // slot, then the reader slot read; a reader writes its slot, then reads the
         // flags. Sequentially consistent, so at least one of the two sees the other.
         std::uint8_t mine = interior ? kInterior : kRoot | (constant_roots[f.rule] ? kMaybeConstant : 0);
-        std::atomic_ref(flags[n]).fetch_or(mine, std::memory_order_seq_cst);
+        set_flags(n, mine, std::memory_order_seq_cst);
         // A reader of n cares when n goes away or stops (or starts) being a constant;
         // else the two may stay apart, and both mark n.
         std::uint32_t rd = at(reader, n).load(std::memory_order_seq_cst);
         if (rd != kNone) {
           if (interior || constant(n, mine)) groups.unite(i, rd);
-          else std::atomic_ref(flags[n]).fetch_or(ApplyGroups::kShared, std::memory_order_relaxed);
+          else set_flags(n, ApplyGroups::kShared, std::memory_order_relaxed);
         }
       }
       for (ValueRef v : e.values) {
@@ -129,7 +139,7 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
         if (std::uint32_t holder = claim(reader, v.node, i); holder != kNone) groups.unite(i, holder);
         std::uint8_t fl = std::atomic_ref(flags[v.node]).load(std::memory_order_seq_cst);
         if ((fl & kInterior) != 0 || constant(v.node, fl)) groups.unite(i, at(matcher, v.node).load(std::memory_order_seq_cst));
-        else if ((fl & kRoot) != 0) std::atomic_ref(flags[v.node]).fetch_or(ApplyGroups::kShared, std::memory_order_relaxed);
+        else if ((fl & kRoot) != 0) set_flags(v.node, ApplyGroups::kShared, std::memory_order_relaxed);
       }
     }
   };
