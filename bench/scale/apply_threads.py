@@ -17,6 +17,17 @@ the host slowed (it has a slow mode, about twice the usual time) inflates that r
 speed-up, so the summary also sets the best one-thread time against the best
 two-thread time.
 
+The two vCPUs of such a VM do not always run at the same speed either: in some minutes
+a one-thread run pinned to one of them takes twice as long as on the other, and which
+one is slow changes. So each round also runs the one-thread apply phase pinned to each
+of the first two CPUs (taskset, util-linux) and gives what they allow together: the
+time two threads would take if each ran at its vCPU's one-thread speed and they shared
+the work perfectly (1 / (1/a + 1/b): the two vCPUs' capacity), and the two-thread run
+against it. A program that scales perfectly scores 1.00 there, whatever the host does;
+and the one-thread time over the capacity is the most any program could gain from the
+second thread in that round. Left out where fewer than two CPUs are allowed or taskset
+is missing.
+
 Graphs of --nodes nodes (default 10^6) are generated into DIR (default
 /tmp/graphfuse-scale) when missing. --ceiling-reps is thread_ceiling_bench's --reps
 (default 3, about 11 s a call on a 2-vCPU VM).
@@ -24,6 +35,7 @@ Graphs of --nodes nodes (default 10^6) are generated into DIR (default
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,13 +64,19 @@ def ceiling(build, reps):
     return float(found["update"])
 
 
-def apply_ms(build, graph, threads):
-    text = run([tool(build, "scale_bench"), "--case", "rewrite", "--input", graph, "--reps", "1",
-                "--rules", os.path.join(ROOT, "rules", "seed.yaml"), "--threads", str(threads)])
+def apply_ms(build, graph, threads, cpu=None):
+    pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    text = run(pin + [tool(build, "scale_bench"), "--case", "rewrite", "--input", graph, "--reps", "1",
+                      "--rules", os.path.join(ROOT, "rules", "seed.yaml"), "--threads", str(threads)])
     m = re.search(r" apply_ms=([0-9.]+)", text)
     if not m:
         sys.exit("apply_threads.py: scale_bench printed no apply_ms:\n" + text)
     return float(m.group(1))
+
+
+def capacity(pinned):
+    """Two threads' time at the two vCPUs' one-thread speeds, the work shared perfectly."""
+    return 1.0 / (1.0 / pinned[0] + 1.0 / pinned[1])
 
 
 def summary(name, rows):
@@ -72,9 +90,18 @@ def summary(name, rows):
         ratios = [r[shape][0] / r[shape][1] for r in rows]
         b1 = min(r[shape][0] for r in rows)
         b2 = min(r[shape][1] for r in rows)
-        parts.append(f"{shape} 1 thread {t1:.0f} ms, 2 threads {t2:.0f} ms (medians), speed-up per round median "
-                     f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}), "
-                     f"best against best {b1:.0f} / {b2:.0f} ms = {b1 / b2:.2f}x")
+        part = (f"{shape} 1 thread {t1:.0f} ms, 2 threads {t2:.0f} ms (medians), speed-up per round median "
+                f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}), "
+                f"best against best {b1:.0f} / {b2:.0f} ms = {b1 / b2:.2f}x")
+        if "pinned" in rows[0]:
+            alone = [statistics.median(r["pinned"][shape][k] for r in rows) for k in (0, 1)]
+            caps = [capacity(r["pinned"][shape]) for r in rows]
+            share = [c / r[shape][1] for c, r in zip(caps, rows)]
+            room = [r[shape][0] / c for c, r in zip(caps, rows)]
+            part += (f"; vCPUs alone {alone[0]:.0f} / {alone[1]:.0f} ms (medians), 2 threads at "
+                     f"{statistics.median(share):.2f} of their capacity ({min(share):.2f}-{max(share):.2f}), "
+                     f"the most a second thread could give {statistics.median(room):.2f}x (median)")
+        parts.append(part)
     print(f"{name} ({len(rows)} rounds): " + "; ".join(parts))
 
 
@@ -101,16 +128,28 @@ def main():
                    "--output", path]
             run(cmd + (["--shape", "wide"] if shape == "wide" else []))
         graphs[shape] = path
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    if len(cpus) < 2 or not shutil.which("taskset"):
+        print("apply_threads.py: fewer than two CPUs allowed, or no taskset: no pinned runs")
+        cpus = []
     rows = []
     for k in range(a.rounds):
         before = ceiling(a.build, a.ceiling_reps)
         row = {shape: (apply_ms(a.build, g, 1), apply_ms(a.build, g, 2)) for shape, g in graphs.items()}
+        if cpus:
+            row["pinned"] = {shape: [apply_ms(a.build, g, 1, cpu) for cpu in cpus] for shape, g in graphs.items()}
         after = ceiling(a.build, a.ceiling_reps)
         row["update"] = min(before, after)
         rows.append(row)
-        print(f"round {k + 1}: update loop {before:.2f}x / {after:.2f}x; " +
-              "; ".join(f"{s} {row[s][0]:.0f} / {row[s][1]:.0f} ms = {row[s][0] / row[s][1]:.2f}x"
-                        for s in SHAPES), flush=True)
+        parts = []
+        for s in SHAPES:
+            part = f"{s} {row[s][0]:.0f} / {row[s][1]:.0f} ms = {row[s][0] / row[s][1]:.2f}x"
+            if cpus:
+                p = row["pinned"][s]
+                part += (f" (vCPUs {cpus[0]} / {cpus[1]} alone {p[0]:.0f} / {p[1]:.0f} ms, capacity "
+                         f"{capacity(p):.0f} ms, 2 threads at {capacity(p) / row[s][1]:.2f} of it)")
+            parts.append(part)
+        print(f"round {k + 1}: update loop {before:.2f}x / {after:.2f}x; " + "; ".join(parts), flush=True)
     summary("all", rows)
     summary(f"update loop >= {CALM}x before and after", [r for r in rows if r["update"] >= CALM])
     summary(f"update loop < {CALM}x", [r for r in rows if r["update"] < CALM])
