@@ -95,8 +95,10 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   // The pass is a string of locked instructions (each waits for the loads and stores
   // before it), so a slot or flag already set is read, not written again: a value read
   // by many matches, or a node matched twice, costs one plain load per further match.
-  // A slot seen taken is what the compare-and-swap would have failed on; flags seen set
-  // are in the order the next seq_cst load needs (the pairing below holds either way).
+  // Why skipping keeps the pairing below: a slot seen taken is what the compare-and-swap
+  // would have failed on, and its holder is united with this match. Flags seen set were
+  // set by an earlier matcher of the node, which this match is united with through the
+  // matcher slot, and that matcher's pairing with the node's readers holds for both.
   auto claim = [](std::vector<std::uint32_t>& slots, NodeId n, std::uint32_t i) {
     std::uint32_t holder = at(slots, n).load(std::memory_order_seq_cst);
     if (holder != kNone) return holder;
