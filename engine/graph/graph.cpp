@@ -100,13 +100,13 @@ void Graph::remove_use_(NodeId to, std::uint32_t slot) {
 
 std::uint32_t Graph::id_hash(std::string_view id) { return IdIndex::hash_of(id); }
 
-NodeId Graph::add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+NodeId Graph::add_node(std::string id, OpType op, InputList inputs, Attributes attrs,
                        std::uint32_t num_outputs, SourceLoc loc) {
   std::uint32_t h = id_hash(id);
   return add_node(h, std::move(id), op, std::move(inputs), std::move(attrs), num_outputs, std::move(loc));
 }
 
-NodeId Graph::add_node(std::uint32_t id_hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+NodeId Graph::add_node(std::uint32_t id_hash, std::string id, OpType op, InputList inputs,
                        Attributes attrs, std::uint32_t num_outputs, SourceLoc loc) {
   if (!store_->bulk && store_->by_id.find(id_hash, id_is(*store_, id)) != kNoNode)
     throw Error(loc, "duplicate node id '" + id + "'");
@@ -228,7 +228,7 @@ void Graph::set_input(NodeId n, std::uint32_t slot, ValueRef v) {
   add_use_(v, n, slot);
 }
 
-void Graph::set_inputs(NodeId n, std::vector<ValueRef> inputs) {
+void Graph::set_inputs(NodeId n, InputList inputs) {
   Node& nd = mut_(n);
   for (std::uint32_t i = 0; i < nd.inputs.size(); ++i) remove_use_(n, i);
   nd.inputs = std::move(inputs);
@@ -302,14 +302,15 @@ void Graph::remove_(NodeId n, Removals* into) {
     into->attrs.push_back(std::move(nd.attrs));
   }
   nd.attrs = Attributes();
-  // Removing side by side (into), the input list keeps its memory in the dead record.
-  // That block came from the loading thread's heap; a thread freeing it puts it on that
-  // heap's shared lists once its own cache of freed blocks is full, and the loading
-  // thread's lane allocates and frees on the same lists: the two applying threads then
-  // paid about 1.3x a rewrite (docs/performance.md, "The two threads measured one by
-  // one"). It is freed with the graph (or by compact()).
+  // Removing side by side (into), a list longer than InputList::kInline keeps its heap
+  // block in the dead record (up to three inputs there is no block). That block came from
+  // the loading thread's heap; a thread freeing it puts it on that heap's shared lists
+  // once its own cache of freed blocks is full, and the loading thread's lane allocates
+  // and frees on the same lists: the two applying threads then paid about 1.3x a rewrite
+  // (docs/performance.md, "The two threads measured one by one"). It is freed with the
+  // graph (or by compact()).
   if (into) nd.inputs.clear();
-  else std::vector<ValueRef>().swap(nd.inputs);
+  else nd.inputs = InputList();
   nd.outputs.clear();
   nd.op = OpType();
   nd.loc = SourceLoc();
@@ -456,7 +457,7 @@ void Graph::compact() {
   }
   for (NodeId n = 0; n < capacity(); ++n) {
     if (!alive(n)) continue;
-    std::vector<ValueRef> ins;
+    InputList ins;
     ins.reserve(node(n).inputs.size());
     for (ValueRef v : node(n).inputs) ins.push_back(map(v));
     out.set_inputs(remap[n], std::move(ins));

@@ -84,8 +84,8 @@ class UseList {
   };
 };
 
-/// What graph traversals read, kept apart from the Node (136 bytes, mostly cold: id,
-/// attributes, location) so that a pass over a million nodes streams 24 MB, not 160.
+/// What graph traversals read, kept apart from the Node (112 bytes, mostly cold: id,
+/// attributes, location) so that a pass over a million nodes streams 24 MB, not 136.
 struct HotRecord {
   UseList uses;
   OpType op;           // the same as Node::op

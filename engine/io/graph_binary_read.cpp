@@ -205,7 +205,7 @@ class BinaryReader {
   void node(Graph& g, std::uint64_t i) {
     std::string id = string();
     OpType op_type = op();
-    std::vector<ValueRef> inputs(count_of("input", 1));
+    InputList inputs(count_of("input", 1));
     for (ValueRef& v : inputs) {
       std::uint64_t d = varint();
       if (d == 0) continue;  // absent optional input

@@ -266,7 +266,7 @@ Graph GraphBuilder::build(const std::string& file) {
   OpType op;
   for (std::size_t i : order(resolved, at)) {
     PendingNode& n = nodes_[i];
-    std::vector<ValueRef> ins;
+    InputList ins;
     ins.reserve(n.inputs.size());
     for (std::size_t s = 0; s < n.inputs.size(); ++s)
       ins.push_back(n.inputs[s].absent ? ValueRef{} : ValueRef{made[resolved[at[i] + s].node], resolved[at[i] + s].port});

@@ -177,7 +177,7 @@ void InOrderDocReader::add_node(const DocRef& n) {
       if (e.key.empty()) throw GiveUp{};  // GraphBuilder's graph check says so
       attrs.set(e.key, yaml_attr_value(e.value, src_, kLater));
     }
-  builder_.add_node(std::move(id), op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()), std::move(attrs),
+  builder_.add_node(std::move(id), op, InputList(inputs_.begin(), inputs_.end()), std::move(attrs),
                     src_.loc(n), {}, type ? std::span<const ValueType>(type, 1) : std::span<const ValueType>());
 }
 

@@ -58,7 +58,7 @@ ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
   return ValueRef{n, port};
 }
 
-const Attributes& InOrderBuilder::add_node(std::uint32_t hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+const Attributes& InOrderBuilder::add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
                                            Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
                                            std::span<const ValueType> types) {
   static const OpType kInputOp = OpType::intern(ops::kInput);  // name() would take the intern lock

@@ -47,13 +47,13 @@ class InOrderBuilder {
   /// Adds the next node. `output_names` has one entry per output ("" for the default name;
   /// empty: one output); `types`, when not empty, one per output (a default ValueType
   /// says nothing). Returns the node's attributes as the graph keeps them (interned).
-  const Attributes& add_node(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs, SourceLoc loc,
+  const Attributes& add_node(std::string id, OpType op, InputList inputs, Attributes attrs, SourceLoc loc,
                              std::span<std::string> output_names, std::span<const ValueType> types) {
     std::uint32_t hash = Graph::id_hash(id);
     return add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), std::move(loc), output_names, types);
   }
   /// add_node() of an id whose Graph::id_hash() is `hash`.
-  const Attributes& add_node(std::uint32_t hash, std::string id, OpType op, std::vector<ValueRef> inputs,
+  const Attributes& add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
                              Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
                              std::span<const ValueType> types);
   /// After the nodes, as GraphDocReader::finish: `inputs` names the graph inputs (a name

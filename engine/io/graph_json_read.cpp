@@ -424,7 +424,7 @@ class JsonWalk {
           }
       }
       const Attributes& added =
-          in_order_->add_node(n.id_hash, std::move(n.id), n.op, std::vector<ValueRef>(inputs_.begin(), inputs_.end()),
+          in_order_->add_node(n.id_hash, std::move(n.id), n.op, InputList(inputs_.begin(), inputs_.end()),
                               std::move(n.attrs), SourceLoc{src_.file, line + 1, column + 1},
                               std::span<std::string>(b.output_names.data() + n.outputs_begin,
                                                      n.outputs_end - n.outputs_begin),

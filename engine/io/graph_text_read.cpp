@@ -141,7 +141,7 @@ class TextReader {
   /// gives up.
   void add_in_order(PendingNode n) {
     if (n.op.empty()) throw textio::GiveUp{};
-    std::vector<ValueRef> ins;
+    InputList ins;
     ins.reserve(n.inputs.size());
     for (const PendingRef& r : n.inputs) ins.push_back(r.absent ? ValueRef{} : in_order_ref(r));
     if (n.op != last_op_name_) op_ = OpType::intern(n.op), last_op_name_ = n.op;

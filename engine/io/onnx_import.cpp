@@ -251,7 +251,7 @@ class Importer {
     // Inputs are wired after every node exists: files are not always topologically sorted.
     for (int i = 0; i < gp.node_size(); ++i) {
       const onnx::NodeProto& n = gp.node(i);
-      std::vector<ValueRef> ins;
+      InputList ins;
       ins.reserve(static_cast<std::size_t>(n.input_size()));
       for (const auto& name : n.input()) {
         if (name.empty()) {

@@ -14,7 +14,7 @@ void Rewriter::uses_changed(std::span<const ValueRef> values) {
     if (v.valid()) changes_.push_back({ChangeKind::UsesChanged, v.node});
 }
 
-NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+NodeId Rewriter::create(std::string id, OpType op, InputList inputs, Attributes attrs,
                         std::uint32_t num_outputs) {
   uses_changed(inputs);
   NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), num_outputs);
@@ -23,7 +23,7 @@ NodeId Rewriter::create(std::string id, OpType op, std::vector<ValueRef> inputs,
   return n;
 }
 
-void Rewriter::replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs) {
+void Rewriter::replace_in_place(NodeId n, OpType op, InputList inputs, Attributes attrs) {
   uses_changed(records::node(g_, n).inputs);
   uses_changed(inputs);
   const bool was_constant = is_constant(g_, ValueRef{n, 0});
@@ -176,7 +176,7 @@ void apply_rewrite(Rewriter& rw, const Rule& rule, const match::Embedding& e, st
     return {};
   };
   auto inputs_of = [&](const match::RwNode& n) {
-    std::vector<ValueRef> ins;
+    InputList ins;
     ins.reserve(n.inputs.size());
     for (const RwInput& in : n.inputs) {
       if (in.kind != RwInput::Kind::Variadic) {

@@ -49,11 +49,11 @@ class Rewriter {
   /// True when the graph's format infers the types of the values rewrites make.
   bool infers_types() const { return types_ != nullptr; }
   /// Adds a node with `num_outputs` outputs (id must be free; see unique_id).
-  NodeId create(std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+  NodeId create(std::string id, OpType op, InputList inputs, Attributes attrs,
                 std::uint32_t num_outputs = 1);
   /// Gives node n a new op, inputs and attributes, keeping its NodeId, id and outputs,
   /// so its consumers and graph outputs stay valid.
-  void replace_in_place(NodeId n, OpType op, std::vector<ValueRef> inputs, Attributes attrs);
+  void replace_in_place(NodeId n, OpType op, InputList inputs, Attributes attrs);
   /// Rewires every use of `from` (consumers and graph outputs) to `to`.
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node that has no uses and is not a graph output.

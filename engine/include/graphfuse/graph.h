@@ -15,6 +15,7 @@
 
 #include "graphfuse/attribute.h"
 #include "graphfuse/error.h"
+#include "graphfuse/input_list.h"
 
 namespace graphfuse {
 
@@ -42,18 +43,8 @@ class OpType {
   std::uint32_t id_ = 0;
 };
 
-/// Stable handle of a node; never reused within one Graph (removed nodes leave a hole).
-using NodeId = std::uint32_t;
-inline constexpr NodeId kNoNode = 0xffffffffu;
-
-/// A value: output `port` of node `node`. An absent optional input is {kNoNode, 0}.
-struct ValueRef {
-  NodeId node = kNoNode;
-  std::uint32_t port = 0;
-  bool valid() const { return node != kNoNode; }
-  friend bool operator==(ValueRef, ValueRef) = default;
-  friend auto operator<=>(ValueRef, ValueRef) = default;
-};
+// NodeId (a node's stable handle, never reused within one Graph: removed nodes leave a
+// hole), kNoNode and ValueRef come with InputList (graphfuse/input_list.h).
 
 /// One use of a value: input `slot` of node `node`.
 struct Use {
@@ -218,7 +209,7 @@ class OutputInfos {
 struct Node {
   std::string id;
   Attributes attrs;
-  std::vector<ValueRef> inputs;
+  InputList inputs;  ///< up to three held in the record itself
   // `op` follows `outputs` so that it fits in the padding at the end of OutputInfos
   // (no_unique_address lets the compiler use it): 128 bytes a node instead of 136.
   [[no_unique_address]] OutputInfos outputs;  ///< size = number of outputs (>= 1)
@@ -248,11 +239,11 @@ class Graph {
 
   // ---- building -------------------------------------------------------------------
   /// Adds a node; its inputs must refer to live nodes. Throws Error on a duplicate id.
-  NodeId add_node(std::string id, OpType op, std::vector<ValueRef> inputs = {},
+  NodeId add_node(std::string id, OpType op, InputList inputs = {},
                   Attributes attrs = {}, std::uint32_t num_outputs = 1, SourceLoc loc = {});
   /// add_node for loaders that hashed the id already (for their own tables): `id_hash` is
   /// Graph::id_hash(id). One hash a node instead of two.
-  NodeId add_node(std::uint32_t id_hash, std::string id, OpType op, std::vector<ValueRef> inputs, Attributes attrs,
+  NodeId add_node(std::uint32_t id_hash, std::string id, OpType op, InputList inputs, Attributes attrs,
                   std::uint32_t num_outputs, SourceLoc loc);
   /// The hash the id index files `id` under.
   static std::uint32_t id_hash(std::string_view id);
@@ -311,7 +302,7 @@ class Graph {
   /// Points input `slot` of n at v (the old edge is removed).
   void set_input(NodeId n, std::uint32_t slot, ValueRef v);
   /// Replaces n's whole input list.
-  void set_inputs(NodeId n, std::vector<ValueRef> inputs);
+  void set_inputs(NodeId n, InputList inputs);
   /// Changes n's op type.
   void set_op(NodeId n, OpType op);
   /// Replaces n's attributes. Prefer it to `attrs(n) = ...`: an identical small set
