@@ -210,19 +210,22 @@ class Driver {
   }
   static constexpr std::size_t kPrefetchAhead = 8;
   // Two stages: node records first, then (once those are likely loaded) the input
-  // lists they point to. A leaf's producer is not read, but its use list (in the hot
-  // record) gains the rewrite's new uses.
+  // lists they point to, where a list is too long to be held in the record. A leaf's
+  // producer is not read, but its use list (in the hot record) gains the rewrite's new uses.
   void prefetch(const match::EmbeddingView& e, bool inputs) const {
     const auto& hot = g_.storage().hot;
     for (NodeId n : e.nodes) {
       if (inputs) {
-        __builtin_prefetch(records::node(g_, n).inputs.data());
+        const InputList& ins = records::node(g_, n).inputs;
+        if (!ins.is_inline()) __builtin_prefetch(ins.data());
         continue;
       }
-      // Both cache lines of the node (chunks are line-aligned; Node is 128 bytes).
+      // Every cache line of the node: chunks are line-aligned, but a 112-byte record
+      // starts anywhere in a line and can reach into a third one.
       const char* rec = reinterpret_cast<const char*>(&records::node(g_, n));
       __builtin_prefetch(rec);
       __builtin_prefetch(rec + 64);
+      __builtin_prefetch(rec + sizeof(Node) - 1);
       __builtin_prefetch(&hot[n]);
       __builtin_prefetch(&marks_[n]);
     }
