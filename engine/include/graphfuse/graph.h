@@ -328,10 +328,10 @@ class Graph {
   /// dropped (a set all the threads' nodes share, a Conv2D's strides and padding, has one
   /// reference count, and every thread dropping references to it makes its cache line
   /// travel between them). settle_removals() then takes the count off size() and drops
-  /// the sets, on one thread. The node's input list keeps its memory in the dead record
-  /// until the graph goes (or compact()): freeing it, a thread other than the one that
-  /// loaded the graph would put it on the loading thread's heap lists, which that thread
-  /// uses at the same time.
+  /// the sets, on one thread. An input list too long to be held in the record (more than
+  /// InputList::kInline inputs) keeps its heap block in the dead record until the graph
+  /// goes (or compact()): freeing it, a thread other than the one that loaded the graph
+  /// would put it on the loading thread's heap lists, which that thread uses at the same time.
   void remove_node(NodeId n, Removals& removals);
   void settle_removals(Removals& removals);
   /// Replaces the list of graph outputs.
