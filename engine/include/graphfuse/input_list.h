@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <compare>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -29,8 +28,8 @@ struct ValueRef {
 
 /// The inputs of a node: used like a std::vector<ValueRef> (size, [], at, front, back,
 /// contiguous iterators, data, push_back, resize, insert, erase, ==, conversion to and from
-/// std::vector). Up to kInline inputs live in the object (32 bytes, as many as a vector's
-/// 24 plus its heap block's header would not hold): most nodes of a model (an activation,
+/// std::vector). Up to kInline inputs live in the object itself (32 bytes, 8 more than a
+/// std::vector, which needs a heap block for even one input): most nodes of a model (an activation,
 /// a bias add, a convolution with its weight and bias) then own no heap block at all, so
 /// loading a graph allocates nothing per node for its edges, and a fusion that removes
 /// such nodes frees nothing (a block freed by another thread than the one that allocated
