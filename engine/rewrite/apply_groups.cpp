@@ -1,9 +1,10 @@
-// Grouping a round's matches for the parallel apply phase: union-find over the nodes
-// the matches touch, in one pass in application order.
+// Grouping a round's matches for the parallel apply phase: a union-find over match
+// positions, fed by two passes over the matches (slots written, then read).
 #include "rewrite/apply_groups.h"
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -32,13 +33,6 @@ bool group_safe(const Rule& rule, bool calls_native) {
 namespace {
 
 constexpr std::uint32_t kNone = 0xffffffffu;
-// A node's flags (group_matches).
-constexpr std::uint8_t kInterior = 1;       // matched as a non-root: a rewrite removes it
-constexpr std::uint8_t kMaybeConstant = 2;  // matched as a root its rule allows to be a constant
-constexpr std::uint8_t kRoot = 8;           // matched as a root
-static_assert((ApplyGroups::kShared & (kInterior | kMaybeConstant | kRoot)) == 0);
-
-std::atomic_ref<std::uint32_t> at(std::vector<std::uint32_t>& v, std::size_t i) { return std::atomic_ref(v[i]); }
 
 /// Union-find over match positions that threads unite in side by side: a root is only
 /// ever linked under a smaller root (by compare-and-swap), so every root is the smallest
@@ -46,15 +40,17 @@ std::atomic_ref<std::uint32_t> at(std::vector<std::uint32_t>& v, std::size_t i) 
 /// on the order of the unions.
 class Groups {
  public:
-  explicit Groups(std::size_t n) : parent_(n) {
-    for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;
+  /// Positions [0, n), each its own set once init() has covered them all.
+  explicit Groups(std::size_t n) : parent_(new std::uint32_t[n]) {}
+  void init(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) parent_[i] = static_cast<std::uint32_t>(i);
   }
   std::uint32_t find(std::uint32_t i) {
     for (;;) {
-      std::uint32_t p = at(parent_, i).load(std::memory_order_relaxed);
+      std::uint32_t p = at(i).load(std::memory_order_relaxed);
       if (p == i) return i;
-      std::uint32_t gp = at(parent_, p).load(std::memory_order_relaxed);
-      if (gp != p) at(parent_, i).store(gp, std::memory_order_relaxed);  // halving: gp is an ancestor too
+      std::uint32_t gp = at(p).load(std::memory_order_relaxed);
+      if (gp != p) at(i).store(gp, std::memory_order_relaxed);  // halving: gp is an ancestor too
       i = gp;
     }
   }
@@ -65,12 +61,13 @@ class Groups {
       if (a == b) return;
       if (a > b) std::swap(a, b);
       std::uint32_t root = b;
-      if (at(parent_, b).compare_exchange_strong(root, a, std::memory_order_acq_rel)) return;
+      if (at(b).compare_exchange_strong(root, a, std::memory_order_acq_rel)) return;
     }
   }
 
  private:
-  std::vector<std::uint32_t> parent_;
+  std::atomic_ref<std::uint32_t> at(std::uint32_t i) { return std::atomic_ref(parent_[i]); }
+  std::unique_ptr<std::uint32_t[]> parent_;
 };
 
 }  // namespace
@@ -80,87 +77,94 @@ bool root_can_be_constant(const Rule& rule) {
 }
 
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
-                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out) {
+                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
+                   std::size_t threaded_from) {
   const std::size_t m = in_order.size();
   if (m >= kNone) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
-  // Per node: the first match (position in in_order) that matched it, the first that read
-  // it as a leaf, and flags. Threads go through the matches side by side: whoever finds a
-  // node's slot taken unites with its holder, so every matcher of a node is united with
-  // every other, and every reader with every other.
-  std::vector<std::uint32_t> matcher(g.capacity(), kNone), reader(g.capacity(), kNone);
-  std::vector<std::uint8_t>& flags = out.flags;
-  flags.assign(g.capacity(), 0);
-  // The pass is a string of locked instructions (each waits for the loads and stores
-  // before it), so a slot or flag already set is read, not written again: a value read
-  // by many matches, or a node matched twice, costs one plain load per further match.
-  // Why skipping keeps the pairing below: a slot seen taken is what the compare-and-swap
-  // would have failed on, and its holder is united with this match. Flags seen set were
-  // set by an earlier matcher of the node, which this match is united with through the
-  // matcher slot, and that matcher's pairing with the node's readers holds for both.
-  auto claim = [](std::vector<std::uint32_t>& slots, NodeId n, std::uint32_t i) {
-    std::uint32_t holder = at(slots, n).load(std::memory_order_seq_cst);
-    if (holder != kNone) return holder;
-    return at(slots, n).compare_exchange_strong(holder, i, std::memory_order_seq_cst) ? kNone : holder;
+  // A big round's loops run on the arena's threads, the node arrays' first touch among
+  // them (fresh pages are the dearest part of filling them).
+  const bool threaded = arena != nullptr && m >= threaded_from;
+  const std::size_t grain = std::clamp<std::size_t>(m / 64, 64, 4096);
+  auto split = [&](std::size_t n, auto&& body) {
+    if (!threaded) return body(std::size_t{0}, n);
+    arena->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
+                        [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+    });
   };
-  auto set_flags = [&flags](NodeId n, std::uint8_t bits, std::memory_order order) {
-    std::atomic_ref<std::uint8_t> f(flags[n]);
-    if ((f.load(std::memory_order_seq_cst) & bits) != bits) f.fetch_or(bits, order);
-  };
-  // Only a node some rule may match as a constant root is looked at: the rest need no
-  // load of the node's record.
-  auto constant = [&](NodeId n, std::uint8_t f) { return (f & kMaybeConstant) != 0 && is_constant(g, ValueRef{n, 0}); };
+  auto over_matches = [&](auto&& body) { split(m, body); };
+  // Per node: a match (position in in_order) that matched it, and one that read it as a
+  // leaf. Two passes: the first writes the slots, each match over whatever another wrote
+  // there; the second, with every slot settled, unites each match with the holder of every
+  // slot it wrote. All matchers of a node are then united with the one holder, and so
+  // with each other, whichever write won; the same for readers. The first pass is plain
+  // stores and the second plain loads (the unions aside), so a thread's cache misses
+  // overlap, where a compare-and-swap per slot waited for each miss in turn.
+  // Only slots some match wrote are read, and every matched node's matcher slot was
+  // written: that array needs no filling.
+  const std::size_t nodes = g.capacity();
+  std::unique_ptr<std::uint32_t[]> matcher(new std::uint32_t[nodes]), reader(new std::uint32_t[nodes]);
+  out.flags.reset(new std::uint8_t[nodes]);
   Groups groups(m);
+  split(nodes, [&](std::size_t begin, std::size_t end) {
+    std::fill(reader.get() + begin, reader.get() + end, kNone);
+    std::fill(out.flags.get() + begin, out.flags.get() + end, std::uint8_t{0});
+  });
+  over_matches([&](std::size_t begin, std::size_t end) { groups.init(begin, end); });
+  auto slot = [](std::uint32_t& s) { return std::atomic_ref<std::uint32_t>(s); };
   std::atomic<bool> refused{false};
-  auto pass = [&](std::size_t begin, std::size_t end) {
+  auto own = [](const match::EmbeddingView& e, NodeId n) { return std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end(); };
+  over_matches([&](std::size_t begin, std::size_t end) {
+    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
+      match::EmbeddingView e = mr.embedding(mr.found[in_order[i]]);
+      for (std::size_t r = 0; r < e.nodes.size(); ++r) {
+        NodeId n = e.nodes[r];
+        if (n == kNoNode) continue;
+        if (r != 0 && std::binary_search(inputs.begin(), inputs.end(), n)) refused.store(true, std::memory_order_relaxed);
+        slot(matcher[n]).store(i, std::memory_order_relaxed);
+      }
+      for (ValueRef v : e.values)
+        if (v.valid() && !own(e, v.node)) slot(reader[v.node]).store(i, std::memory_order_relaxed);
+    }
+  });
+  if (refused) return false;
+  over_matches([&](std::size_t begin, std::size_t end) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       const match::Found& f = mr.found[in_order[i]];
       match::EmbeddingView e = mr.embedding(f);
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
         if (n == kNoNode) continue;
-        const bool interior = r != 0;
-        if (interior && std::binary_search(inputs.begin(), inputs.end(), n)) refused = true;
-        if (std::uint32_t holder = claim(matcher, n, i); holder != kNone) groups.unite(i, holder);
-        // The matcher's side of a matcher/reader pair: flags written after the matcher
-        // slot, then the reader slot read; a reader writes its slot, then reads the
-        // flags. Sequentially consistent, so at least one of the two sees the other.
-        std::uint8_t mine = interior ? kInterior : kRoot | (constant_roots[f.rule] ? kMaybeConstant : 0);
-        set_flags(n, mine, std::memory_order_seq_cst);
-        // A reader of n cares when n goes away or stops (or starts) being a constant;
-        // else the two may stay apart, and both mark n.
-        std::uint32_t rd = at(reader, n).load(std::memory_order_seq_cst);
-        if (rd != kNone) {
-          if (interior || constant(n, mine)) groups.unite(i, rd);
-          else set_flags(n, ApplyGroups::kShared, std::memory_order_relaxed);
-        }
+        if (std::uint32_t h = slot(matcher[n]).load(std::memory_order_relaxed); h != i) groups.unite(i, h);
+        // A reader of n cares when n goes away (an interior node) or may stop or start
+        // being a constant (a root its rule allows to be one); else the two stay apart,
+        // and both may mark n side by side.
+        std::uint32_t rd = slot(reader[n]).load(std::memory_order_relaxed);
+        if (rd == kNone) continue;
+        if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
+          groups.unite(i, rd);
+        else
+          std::atomic_ref(out.flags[n]).store(1, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values) {
-        if (!v.valid() || std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) continue;
-        if (std::uint32_t holder = claim(reader, v.node, i); holder != kNone) groups.unite(i, holder);
-        std::uint8_t fl = std::atomic_ref(flags[v.node]).load(std::memory_order_seq_cst);
-        if ((fl & kInterior) != 0 || constant(v.node, fl)) groups.unite(i, at(matcher, v.node).load(std::memory_order_seq_cst));
-        else if ((fl & kRoot) != 0) set_flags(v.node, ApplyGroups::kShared, std::memory_order_relaxed);
+        if (!v.valid() || own(e, v.node)) continue;
+        if (std::uint32_t h = slot(reader[v.node]).load(std::memory_order_relaxed); h != i) groups.unite(i, h);
       }
     }
-  };
-  if (arena != nullptr && m >= 65536)
-    arena->execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m, 4096),
-                        [&](const tbb::blocked_range<std::size_t>& r) { pass(r.begin(), r.end()); });
-    });
-  else
-    pass(0, m);
-  if (refused) return false;
+  });
   // The claim slots (4 bytes a node each) are done with: freed before the sort's arrays
   // are made, which then reuse their memory. Held until the end, they were the round's
   // memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
-  std::vector<std::uint32_t>().swap(matcher);
-  std::vector<std::uint32_t>().swap(reader);
+  matcher.reset();
+  reader.reset();
   // Counting sort by representative: groups in order of their first match, each in order.
   std::vector<std::uint32_t> rep(m), count(m + 1, 0);
-  for (std::uint32_t i = 0; i < m; ++i) ++count[(rep[i] = groups.find(i)) + 1];
+  over_matches([&](std::size_t begin, std::size_t end) {
+    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) rep[i] = groups.find(i);
+  });
+  for (std::uint32_t i = 0; i < m; ++i) ++count[rep[i] + 1];
   out.starts.clear();
   std::vector<std::uint32_t> at(m + 1, 0);
   std::uint32_t sum = 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -30,13 +31,11 @@ struct ApplyGroups {
   std::vector<std::uint32_t> order;
   std::vector<std::uint32_t> starts;
   std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
-  /// Per node: whether two groups may write its marks side by side (one matched it as a
-  /// root and another read it, and nothing else tied them): only such a node needs its
-  /// marks set atomically.
-  bool shared(NodeId n) const { return (flags[n] & kShared) != 0; }
+  /// Per node: whether two groups may write its marks side by side (one match matched it
+  /// as a root, and another read it): only such a node needs its marks set atomically.
+  bool shared(NodeId n) const { return flags[n] != 0; }
 
-  static constexpr std::uint8_t kShared = 4;
-  std::vector<std::uint8_t> flags;  // group_matches' per-node flags, kShared among them
+  std::unique_ptr<std::uint8_t[]> flags;  // per node: 1 where shared
 };
 
 /// Puts matches (of group_safe rules, `in_order` in application order) into groups such
@@ -53,9 +52,11 @@ struct ApplyGroups {
 /// Returns false when the matches cannot be grouped so (a matched node that is a graph
 /// input: removing it edits the graph's input list); the round is then applied in order.
 /// `constant_roots[rule]`: root_can_be_constant() of each rule.
-/// With `arena`, big rounds are grouped by its threads (the groups are the same).
+/// With `arena`, rounds of `threaded_from` matches or more are grouped by its threads
+/// (the groups and flags are the same).
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
-                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out);
+                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
+                   std::size_t threaded_from = 65536);
 
 /// Whether a match of `rule` may have a constant as its root (Const, Constant or any op):
 /// only then does group_matches look at the root's op.

@@ -7,10 +7,15 @@
 #include <random>
 #include <sstream>
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
 #include "graphfuse/generate.h"
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "match/matcher.h"
+#include "rewrite/apply_groups.h"
 #include "testing/report_counts.h"
 
 using namespace graphfuse;
@@ -122,7 +127,7 @@ struct Outcome {
   std::size_t first_round_groups = 0;
 };
 
-Outcome rewrite(const Graph& base, const RuleSet& rules, int threads, bool grouped, std::optional<std::uint64_t> seed = {}) {
+Outcome run_rules(const Graph& base, const RuleSet& rules, int threads, bool grouped, std::optional<std::uint64_t> seed = {}) {
   Graph g = base;
   RewriteOptions opt;
   opt.threads = threads;
@@ -140,17 +145,17 @@ Outcome rewrite(const Graph& base, const RuleSet& rules, int threads, bool group
 // The reference is applying in order on one thread; every grouped run must equal it.
 void expect_grouped_equals_in_order(const Graph& base, const RuleSet& rules, std::size_t min_groups,
                                     std::vector<std::optional<std::uint64_t>> seeds) {
-  Outcome ref = rewrite(base, rules, 1, false);
+  Outcome ref = run_rules(base, rules, 1, false);
   EXPECT_EQ(ref.groups, 0u);
   for (int threads : {2, 8})
     for (std::optional<std::uint64_t> seed : seeds) {
-      Outcome got = rewrite(base, rules, threads, true, seed);
+      Outcome got = run_rules(base, rules, threads, true, seed);
       EXPECT_GE(got.groups, min_groups) << "threads " << threads;  // the grouped path ran
       EXPECT_EQ(got.graph, ref.graph) << "threads " << threads << " seed " << (seed ? *seed : 0);
       EXPECT_EQ(got.stats, ref.stats) << "threads " << threads << " seed " << (seed ? *seed : 0);
     }
   // With one thread there is nothing to apply side by side: rounds go in order.
-  EXPECT_EQ(rewrite(base, rules, 1, true).groups, 0u);
+  EXPECT_EQ(run_rules(base, rules, 1, true).groups, 0u);
 }
 
 }  // namespace
@@ -228,9 +233,68 @@ TEST(ParallelApply, RoundsWithOtherRewritesAreAppliedInOrder) {
   ValueRef last = g.outputs().front();
   NodeId id = g.add_node("extra_identity", op("Identity"), {last});
   g.set_outputs({{id, 0}});
-  Outcome ref = rewrite(g, rules, 1, false);
-  Outcome got = rewrite(g, rules, 2, true);
+  Outcome ref = run_rules(g, rules, 1, false);
+  Outcome got = run_rules(g, rules, 2, true);
   EXPECT_EQ(got.graph, ref.graph);
   EXPECT_EQ(got.stats, ref.stats);
   EXPECT_EQ(got.first_round_groups, 0u);
+}
+
+// The grouping itself: split over threads in small chunks, it gives the groups, their
+// order and the shared-node flags that one thread gives; and matches that match a common
+// node, or read a common value, always share a group.
+TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
+  RuleSet rules = load_rules_from_string(kRules, "t.yaml");
+  std::vector<char> active(rules.size(), 1), constant_roots;
+  for (std::size_t r = 0; r < rules.size(); ++r) constant_roots.push_back(rewrite::root_can_be_constant(rules[r]) ? 1 : 0);
+  match::Acceptor accept_all = [](std::uint32_t, const match::Embedding&) { return -1; };
+  GenerateOptions gen;
+  gen.nodes = 30000;
+  gen.seed = 5;
+  gen.shape = GraphShape::Wide;
+  // Eight threads on any machine (oneTBB keeps one worker per CPU but one by default).
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 8);
+  tbb::task_arena arena(8);
+  for (const Graph& g : {overlapping_graph(11, 4000), generate_cnn_graph(gen)}) {
+    std::vector<NodeId> all = g.nodes();
+    match::MatchResults mr = match::find_matches(g, rules, active, all, accept_all, nullptr);
+    ASSERT_GT(mr.found.size(), 2000u);
+    // Matches in the order of their roots (one order; the grouping is correct for any).
+    std::vector<std::uint32_t> in_order(mr.found.size());
+    for (std::uint32_t i = 0; i < in_order.size(); ++i) in_order[i] = i;
+    std::sort(in_order.begin(), in_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::tie(mr.found[a].root, mr.found[a].rule) < std::tie(mr.found[b].root, mr.found[b].rule);
+    });
+    rewrite::ApplyGroups one;
+    ASSERT_TRUE(rewrite::group_matches(g, mr, in_order, constant_roots, nullptr, one));
+    EXPECT_GT(one.size(), 100u);
+    EXPECT_LT(one.size(), mr.found.size());  // some matches do share a group
+    std::vector<std::uint8_t> flags(one.flags.get(), one.flags.get() + g.capacity());
+    EXPECT_GT(std::count(flags.begin(), flags.end(), 1), 0);
+    for (int run = 0; run < 5; ++run) {
+      rewrite::ApplyGroups split;
+      ASSERT_TRUE(rewrite::group_matches(g, mr, in_order, constant_roots, &arena, split, 0));
+      EXPECT_EQ(split.order, one.order);
+      EXPECT_EQ(split.starts, one.starts);
+      EXPECT_EQ(std::vector<std::uint8_t>(split.flags.get(), split.flags.get() + g.capacity()), flags);
+    }
+    // Every node matched, and every value read, by several matches lies in one group.
+    std::vector<std::size_t> group_of(mr.found.size());
+    for (std::size_t k = 0; k < one.size(); ++k)
+      for (std::uint32_t p = one.starts[k]; p < one.starts[k + 1]; ++p) group_of[one.order[p]] = k;
+    std::vector<std::size_t> matched_in(g.capacity(), SIZE_MAX), read_in(g.capacity(), SIZE_MAX);
+    for (std::uint32_t f = 0; f < mr.found.size(); ++f) {
+      match::EmbeddingView e = mr.embedding(mr.found[f]);
+      for (NodeId n : e.nodes) {
+        if (n == kNoNode) continue;
+        if (matched_in[n] == SIZE_MAX) matched_in[n] = group_of[f];
+        EXPECT_EQ(matched_in[n], group_of[f]) << "node " << g.node(n).id;
+      }
+      for (ValueRef v : e.values) {
+        if (!v.valid() || std::find(e.nodes.begin(), e.nodes.end(), v.node) != e.nodes.end()) continue;
+        if (read_in[v.node] == SIZE_MAX) read_in[v.node] = group_of[f];
+        EXPECT_EQ(read_in[v.node], group_of[f]) << "value of " << g.node(v.node).id;
+      }
+    }
+  }
 }
