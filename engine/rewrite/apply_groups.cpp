@@ -154,9 +154,9 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
       }
     }
   });
-  // The claim slots (4 bytes a node each) are done with: freed before the sort's arrays
-  // are made, which then reuse their memory. Held until the end, they were the round's
-  // memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
+  // The matcher and reader slots (4 bytes a node each) are done with: freed before the
+  // sort's arrays are made, which then reuse their memory. Held until the end, they were
+  // the round's memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
   matcher.reset();
   reader.reset();
   // Counting sort by representative: groups in order of their first match, each in order.
