@@ -298,10 +298,12 @@ void Graph::remove_(NodeId n, Removals* into) {
   // Release what the record holds, field by field: building a whole Node{}, moving it in
   // and destroying it was about 15% of a removal. The id must end empty (id_is()).
   std::string().swap(nd.id);
-  if (into) {
-    into->attrs.push_back(std::move(nd.attrs));
-  }
-  nd.attrs = Attributes();
+  // Side by side (into), a canonical set stays in the dead record: it is small (the
+  // interner takes no tensors or long lists) and the interner keeps it for the graph's
+  // life anyway, while dropping it would decrement a count that every thread's removals
+  // share (all Conv2D nodes' strides and padding are one set). Other sets are handed over.
+  if (!into) nd.attrs = Attributes();
+  else if (!nd.attrs.canonical()) into->attrs.push_back(std::move(nd.attrs));
   // Removing side by side (into), a list longer than InputList::kInline keeps its heap
   // block in the dead record (up to three inputs there is no block). That block came from
   // the loading thread's heap; a thread freeing it puts it on that heap's shared lists

@@ -208,31 +208,6 @@ class Driver {
     is_output_.resize(cap, 0);
     pos_.resize(id_order_ ? cap - base_ : cap, 0.0);
   }
-  static constexpr std::size_t kPrefetchAhead = 8;
-  // Two stages: node records first, then (once those are likely loaded) the input
-  // lists they point to, where a list is too long to be held in the record. A leaf's
-  // producer is not read, but its use list (in the hot record) gains the rewrite's new uses.
-  void prefetch(const match::EmbeddingView& e, bool inputs) const {
-    const auto& hot = g_.storage().hot;
-    for (NodeId n : e.nodes) {
-      if (inputs) {
-        const InputList& ins = records::node(g_, n).inputs;
-        if (!ins.is_inline()) __builtin_prefetch(ins.data());
-        continue;
-      }
-      // Every cache line of the node: chunks are line-aligned, but a 112-byte record
-      // starts anywhere in a line and can reach into a third one.
-      const char* rec = reinterpret_cast<const char*>(&records::node(g_, n));
-      __builtin_prefetch(rec);
-      __builtin_prefetch(rec + 64);
-      __builtin_prefetch(rec + sizeof(Node) - 1);
-      __builtin_prefetch(&hot[n]);
-      __builtin_prefetch(&marks_[n]);
-    }
-    if (!inputs)
-      for (ValueRef v : e.values)
-        if (v.valid()) __builtin_prefetch(&hot[v.node]);
-  }
   RuleStats& stats(std::uint32_t r) { return rep_.rules[static_cast<std::size_t>(stat_of_[r])]; }
   RewriteReport stop(StopKind kind, const std::string& why, const std::set<std::uint32_t>& firing);
   RewriteReport stop_at_max_rounds(const std::vector<match::Found>& next);
@@ -669,10 +644,9 @@ bool Driver::apply_in_order(const match::MatchResults& mr, const std::vector<Key
   ApplyLane& lane = *lanes_[0];
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
-    // Applying is a string of cache misses on node records; start loading the ones a
-    // few matches ahead will touch while this one is applied.
-    if (i + 2 * kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + 2 * kPrefetchAhead].idx]), false);
-    if (i + kPrefetchAhead < keys.size()) prefetch(mr.embedding(mr.found[keys[i + kPrefetchAhead].idx]), true);
+    // No software prefetch of the matches ahead: measured, prefetching their node records
+    // and hot records 16 matches ahead was no faster, and with their input lists too
+    // (which loads the records to find the lists) 7% slower (docs/performance.md).
     if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
     if (!apply_match(lane, mr, mr.found[keys[i].idx], round)) continue;
     if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
@@ -719,14 +693,10 @@ void Driver::apply_groups(const match::MatchResults& mr, int round) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
       ApplyLane& lane = *lanes_[static_cast<std::size_t>(tbb::this_task_arena::current_thread_index())];
       // One thread applies these groups one after another, each in order: their matches
-      // in a row, prefetched as the sequential loop does.
+      // in a row.
       const std::uint32_t* first = groups_.order.data() + groups_.starts[r.begin()];
       const std::size_t count = groups_.starts[r.end()] - groups_.starts[r.begin()];
-      for (std::size_t i = 0; i < count; ++i) {
-        if (i + 2 * kPrefetchAhead < count) prefetch(mr.embedding(mr.found[first[i + 2 * kPrefetchAhead]]), false);
-        if (i + kPrefetchAhead < count) prefetch(mr.embedding(mr.found[first[i + kPrefetchAhead]]), true);
-        apply_match(lane, mr, mr.found[first[i]], round);
-      }
+      for (std::size_t i = 0; i < count; ++i) apply_match(lane, mr, mr.found[first[i]], round);
     });
   });
   concurrent_ = false;

@@ -47,9 +47,9 @@ void Rewriter::erase(NodeId n) {
   uses_changed(records::node(g_, n).inputs);
   if (removals_) {
     g_.remove_node(n, *removals_);
-    // Drop the handed-over sets a batch at a time: the shared set's reference count stays
-    // in this thread's cache for the whole batch, and the batch bounds the memory (a round
-    // of 10^6 nodes would otherwise hold 16 bytes per removed node until it ends).
+    // The handed-over sets (those not canonical: tensors, long lists; canonical ones stay
+    // in the dead records) are dropped a batch at a time, which bounds what a round of
+    // 10^6 removals holds until it ends.
     if (removals_->attrs.size() >= kRemovalBatch) removals_->attrs.clear();
   } else {
     g_.remove_node(n);

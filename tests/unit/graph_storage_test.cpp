@@ -119,6 +119,48 @@ TEST(GraphStorage, GraphSharesIdenticalAttributeSets) {
   copy.validate();
 }
 
+TEST(GraphStorage, RemovalSideBySideKeepsCanonicalSetsInTheRecord) {
+  // remove_node(n, removals), as the parallel apply phase's threads remove: a canonical
+  // set (every Conv2D with these strides and padding shares it) stays in the dead record,
+  // so the removing threads never touch its shared reference count; a set holding a
+  // tensor is not canonical and is handed over, to be freed by settle_removals().
+  Graph g;
+  NodeId x = g.add_input("x");
+  NodeId a = g.add_node("a", op("Conv2D"), {{x, 0}}, conv_attrs(1));
+  NodeId b = g.add_node("b", op("Conv2D"), {{x, 0}}, conv_attrs(1));
+  Attributes weights;
+  weights.set("value", Tensor::from_floats({4}, {1.f, 2.f, 3.f, 4.f}));
+  NodeId w = g.add_node("w", op("Const"), {}, weights);
+  g.add_output({b, 0});
+  ASSERT_TRUE(g.node(a).attrs.canonical());
+  ASSERT_FALSE(g.node(w).attrs.canonical());
+  const std::size_t before = g.size();
+
+  Graph::Removals removals;
+  g.remove_node(a, removals);
+  g.remove_node(w, removals);
+  EXPECT_EQ(removals.count, 2u);
+  ASSERT_EQ(removals.attrs.size(), 1u);  // the tensor's set only
+  EXPECT_NE(removals.attrs[0].find("value"), nullptr);
+  EXPECT_EQ(g.size(), before);  // counted when settled
+  g.settle_removals(removals);
+  EXPECT_TRUE(removals.attrs.empty());
+  EXPECT_EQ(g.size(), before - 2);
+  EXPECT_FALSE(g.alive(a));
+  EXPECT_FALSE(g.alive(w));
+
+  // The survivors and later nodes share the canonical set as before; the ids are free.
+  EXPECT_TRUE(g.node(b).attrs.canonical());
+  EXPECT_EQ(*g.node(b).attrs.get_if<std::string>("padding"), "SAME");
+  NodeId again = g.add_node("a", op("Conv2D"), {{x, 0}}, conv_attrs(1));
+  EXPECT_TRUE(g.node(again).attrs.shares_with(g.node(b).attrs));
+  g.validate();
+  Graph copy = g;
+  copy.compact();
+  copy.validate();
+  EXPECT_EQ(copy.size(), g.size());
+}
+
 TEST(GraphStorage, UsesAndOpsFollowMutation) {
   Graph g;
   NodeId x = g.add_input("x");

@@ -317,18 +317,21 @@ class Graph {
   /// Removes a node; it must have no remaining uses and not be a graph output.
   void remove_node(NodeId n);
   /// What remove_node(n, &removals) leaves to its caller: how many nodes it removed, and
-  /// their attribute sets, dropped when settle_removals() runs.
+  /// those of their attribute sets that are not canonical, dropped when settle_removals()
+  /// runs.
   struct Removals {
     std::size_t count = 0;
     std::vector<Attributes> attrs;
   };
   /// remove_node for threads that remove different nodes side by side (the rewriter's
   /// parallel apply phase): the removal is counted in `removals`, not in size(), so the
-  /// threads share no counter, and the node's attribute set is handed over rather than
-  /// dropped (a set all the threads' nodes share, a Conv2D's strides and padding, has one
-  /// reference count, and every thread dropping references to it makes its cache line
-  /// travel between them). settle_removals() then takes the count off size() and drops
-  /// the sets, on one thread. An input list too long to be held in the record (more than
+  /// threads share no counter. The node's attribute set is not dropped either: a set all
+  /// the threads' nodes share (a Conv2D's strides and padding) has one reference count,
+  /// and every thread dropping references to it makes its cache line travel between them.
+  /// A canonical set (Attributes::canonical(): small, and kept by the graph's interner
+  /// anyway) stays in the dead record until the graph goes (or compact()); any other set
+  /// is handed over to `removals`. settle_removals() then takes the count off size() and
+  /// drops the handed-over sets. An input list too long to be held in the record (more than
   /// InputList::kInline inputs) keeps its heap block in the dead record until the graph
   /// goes (or compact()): freeing it, a thread other than the one that loaded the graph
   /// would put it on the loading thread's heap lists, which that thread uses at the same time.
