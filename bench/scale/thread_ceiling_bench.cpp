@@ -4,8 +4,8 @@
 //
 // Why: the parallel apply phase's 1 -> 2 thread speed-up (docs/performance.md) is bound
 // by more than its own code. Applying a rewrite is a string of random read-modify-writes
-// of node records, prefetched several matches ahead, so many cache misses are in flight
-// at once. Where both CPUs of a (virtual) machine share the memory system, such loops stop
+// of node records, mostly independent of each other, so the out-of-order core keeps many
+// cache misses in flight at once. Where both CPUs of a (virtual) machine share the memory system, such loops stop
 // scaling before 2x even though each thread has its own data. This program shows the
 // ceiling that sets, next to a pure compute loop and a loop of one miss at a time.
 //
@@ -50,7 +50,7 @@ std::uint64_t chase(std::vector<std::uint32_t>& a, std::size_t lo, std::size_t, 
 }
 
 // Independent random read-modify-writes: the out-of-order core keeps many misses in flight,
-// as the apply phase's prefetched rewrites do.
+// as the apply phase's rewrites do.
 std::uint64_t update(std::vector<std::uint32_t>& a, std::size_t lo, std::size_t hi, std::uint64_t seed) {
   std::uint64_t x = seed;
   const std::size_t n = hi - lo;

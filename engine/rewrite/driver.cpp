@@ -644,9 +644,10 @@ bool Driver::apply_in_order(const match::MatchResults& mr, const std::vector<Key
   ApplyLane& lane = *lanes_[0];
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
-    // No software prefetch of the matches ahead: measured, prefetching their node records
-    // and hot records 16 matches ahead was no faster, and with their input lists too
-    // (which loads the records to find the lists) 7% slower (docs/performance.md).
+    // No software prefetch of the matches ahead. Measured (docs/performance.md): their
+    // node and hot records 16 matches ahead, no faster; with their input lists too (which
+    // loads the records to find the lists), 7% slower. For a next try: GCC deletes a loop
+    // whose body is only __builtin_prefetch calls (-ffinite-loops), as it did to the last one.
     if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
     if (!apply_match(lane, mr, mr.found[keys[i].idx], round)) continue;
     if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
