@@ -5,8 +5,8 @@
 // Why: the parallel apply phase's 1 -> 2 thread speed-up (docs/performance.md) is bound
 // by more than its own code. Applying a rewrite is a string of random read-modify-writes
 // of node records, mostly independent of each other, so the out-of-order core keeps many
-// cache misses in flight at once. Where both CPUs of a (virtual) machine share the memory system, such loops stop
-// scaling before 2x even though each thread has its own data. This program shows the
+// cache misses in flight at once. Where both CPUs of a (virtual) machine share the memory
+// system, such loops stop scaling before 2x even though each thread has its own data. This program shows the
 // ceiling that sets, next to a pure compute loop and a loop of one miss at a time.
 //
 //   thread_ceiling_bench [--reps N]

@@ -299,9 +299,10 @@ void Graph::remove_(NodeId n, Removals* into) {
   // and destroying it was about 15% of a removal. The id must end empty (id_is()).
   std::string().swap(nd.id);
   // Side by side (into), a canonical set stays in the dead record: it is small (the
-  // interner takes no tensors or long lists) and the interner keeps it for the graph's
-  // life anyway, while dropping it would decrement a count that every thread's removals
-  // share (all Conv2D nodes' strides and padding are one set). Other sets are handed over.
+  // interner takes no tensors or long lists) and, as a rule, this graph's interner holds
+  // it for the graph's life anyway, while dropping it would decrement a count that every
+  // thread's removals share (all Conv2D nodes' strides and padding are one set). Other
+  // sets are handed over.
   if (!into) nd.attrs = Attributes();
   else if (!nd.attrs.canonical()) into->attrs.push_back(std::move(nd.attrs));
   // Removing side by side (into), a list longer than InputList::kInline keeps its heap

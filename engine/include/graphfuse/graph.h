@@ -328,8 +328,8 @@ class Graph {
   /// threads share no counter. The node's attribute set is not dropped either: a set all
   /// the threads' nodes share (a Conv2D's strides and padding) has one reference count,
   /// and every thread dropping references to it makes its cache line travel between them.
-  /// A canonical set (Attributes::canonical(): small, and kept by the graph's interner
-  /// anyway) stays in the dead record until the graph goes (or compact()); any other set
+  /// A canonical set (Attributes::canonical(): small, and as a rule held by the graph's
+  /// interner anyway) stays in the dead record until the graph goes (or compact()); any other set
   /// is handed over to `removals`. settle_removals() then takes the count off size() and
   /// drops the handed-over sets. An input list too long to be held in the record (more than
   /// InputList::kInline inputs) keeps its heap block in the dead record until the graph
