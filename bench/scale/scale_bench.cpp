@@ -162,14 +162,15 @@ const char* kUsage =
     "                   [--shape cnn|wide]\n"
     "       scale_bench --case rewrite --input G.gfb [--threads N] [--reps N] [--target NAME|FILE]\n"
     "                   [--shapes yes] [--apply in-order|grouped] [--retain-memory yes|no]\n"
-    "                   [--huge-heap yes|no]\n"
+    "                   [--huge-pages yes|no]\n"
     "  --case rewrite: one measurement (RESULT line); --target gates it with a target's cost model;\n"
     "  --shapes yes gives every value a type first (the generator writes none);\n"
     "  --apply in-order applies every round's matches one after another (the default, grouped,\n"
     "  applies rounds of plain fusions in groups side by side: RewriteOptions::parallel_apply_from);\n"
     "  --retain-memory no leaves glibc's allocator as a library user has it (the default, yes, calls\n"
-    "  retain_freed_memory() first, as the graphfuse command does); --huge-heap no leaves out\n"
-    "  reserve_huge_page_heap(), which the command calls next (it needs the first)\n"
+    "  retain_freed_memory() first, as the graphfuse command does); --huge-pages yes calls\n"
+    "  reserve_huge_page_heap() next (it needs the first), as the command does with\n"
+    "  GRAPHFUSE_HUGE_PAGES=1, which also sets this option's default (--huge-heap: the same option)\n"
     "       scale_bench --fanout chains,weights,shapes [--sizes 1e5,1e6,1e7] [--formats graph,json,yaml]\n"
     "                   [--reps N] [--rules FILE]... [--dir DIR]\n"
     "  --fanout: fan-out graphs (issue 18) with tests/rules/fanout.yaml; the chains form also\n"
@@ -182,7 +183,7 @@ int main(int argc, char** argv) try {
   Plan plan;
   gb::CaseArgs a;
   std::string case_name;
-  bool retain_memory = true, huge_heap = true;
+  bool retain_memory = true, huge_pages = graphfuse::huge_pages_from_environment();
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     if (k == "-h" || k == "--help") {
@@ -212,7 +213,7 @@ int main(int argc, char** argv) try {
     else if (k == "--shapes") a.shapes = v == "1" || v == "yes";
     else if (k == "--apply") a.in_order = v == "in-order";
     else if (k == "--retain-memory") retain_memory = v == "yes" || v == "1";
-    else if (k == "--huge-heap") huge_heap = v == "yes" || v == "1";
+    else if (k == "--huge-pages" || k == "--huge-heap") huge_pages = v == "yes" || v == "1";
     else throw graphfuse::Error("unknown option " + k + "\n" + kUsage);
   }
   if (plan.rules.empty() && (!plan.fanout.empty() || !a.form.empty())) plan.rules.push_back(GRAPHFUSE_SOURCE_DIR "/tests/rules/fanout.yaml");
@@ -228,7 +229,7 @@ int main(int argc, char** argv) try {
   a.rules = plan.rules;
   // As the graphfuse command does: the figures are what a user of the command sees.
   if (retain_memory) graphfuse::retain_freed_memory();
-  if (retain_memory && huge_heap) graphfuse::reserve_huge_page_heap();
+  if (retain_memory && huge_pages) graphfuse::reserve_huge_page_heap();
   if (!case_name.empty()) return run_case(case_name, a);
   std::cerr << "rules:";
   for (const auto& r : plan.rules) std::cerr << " " << r;

@@ -10,10 +10,17 @@
 int main(int argc, char** argv) {
   using namespace graphfuse;
   // A command runs one job and exits: keeping freed memory for reuse costs it nothing and
-  // spares it unmaps and fresh page faults between loading, rewriting and saving; huge
-  // pages for the heap spare it most of the faults of a big graph's small blocks.
+  // spares it unmaps and fresh page faults between loading, rewriting and saving. Huge
+  // pages only when asked for: they spare a big graph most of its page faults where the
+  // memory behind them is at hand, and cost a one-shot run on a VM that hands free memory
+  // back to its host several times what they save (process_memory.h).
   retain_freed_memory();
-  reserve_huge_page_heap();
+  try {
+    if (huge_pages_from_environment()) reserve_huge_page_heap();
+  } catch (const Error& e) {
+    std::cerr << e.pretty() << "\n";
+    return 1;
+  }
   CLI::App app{"graphfuse: declarative operator fusion for ML computation graphs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("graphfuse ") + kVersion);

@@ -1,13 +1,18 @@
 // Internal to the graph: transparent huge pages for the big arrays a loader fills whole
-// (node records, hot records, the id index).
+// (node records, hot records, the id index), when a program asked for huge pages.
 //
-// Why: each 4 KB page a process touches for the first time costs a page fault, and on a
-// virtual machine whose hypervisor shadows the guest's page tables a second, dearer one
-// (5-16 us a page measured on a 2-vCPU VM: 128 MB took 165-240 ms to populate and read).
-// A 2 MB page is one fault for 512 of those. On that VM, 128 MB advised as huge pages took
-// 7-10 ms when the guest had the memory backed already (a run shortly after another) and
-// 184-211 ms when the host had to back it again (after 5 s idle; its balloon hands free
-// 2 MB blocks back to the host), against 186-277 ms for small pages either way.
+// Why they are asked for, not taken: each 4 KB page a process touches for the first time
+// costs a page fault, and a 2 MB page is one fault for 512 of them, so where the memory
+// behind a huge page is cheap to get, huge pages save most of a load's faults (on an
+// earlier 2-vCPU VM, 128 MB advised as huge pages took 7-10 ms to populate shortly after
+// another run, against 186-277 ms in small pages). But a VM whose balloon hands free
+// memory back to its host (free page reporting, in blocks of 2 MB and more) must back a
+// huge page again before the guest can zero it, and a huge page needs just such a free
+// block: on the 2-vCPU VM of docs/performance.md, 256 MB took 645-670 ms in huge pages
+// after 90 s idle (and 27-39 ms back to back), against 101-120 ms in small pages either
+// way; a one-shot command meets the idle case. So huge pages are off until
+// reserve_huge_page_heap() (graphfuse/process_memory.h) turns them on, for the heap and
+// these arrays together.
 //
 // Only whole 2 MB pages inside a range that will be filled are advised: a huge page half
 // used would count 2 MB of resident memory, and the pages at a range's ends may hold other
@@ -25,6 +30,12 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// its first and last page to the alignment).
 inline constexpr std::size_t kHugeArrayFrom = std::size_t{4} << 20;
 
+/// Whether huge pages are on for this process: off unless set_huge_pages(true), which
+/// reserve_huge_page_heap() calls. While off, allocate_array() aligns nothing to a huge
+/// page and advise_huge_pages() advises nothing.
+bool huge_pages_on();
+void set_huge_pages(bool on);
+
 /// Raw memory for an array of `bytes`, with the alignment to free it with
 /// (`::operator delete(data, align)`).
 struct ArrayMemory {
@@ -36,16 +47,18 @@ struct ArrayMemory {
 /// one, to a huge page and rounded up to whole huge pages, so that the allocator's
 /// bookkeeping for the rest of its block (a header written just past the array's end) does
 /// not land in a huge page the array only partly fills, making all 2 MB of it resident.
-/// Advises nothing: see advise_huge_pages().
+/// With huge pages off, aligned to `small` whatever its size. Advises nothing: see
+/// advise_huge_pages().
 inline ArrayMemory allocate_array(std::size_t bytes, std::align_val_t small) {
-  if (bytes < kHugeArrayFrom) return {::operator new(bytes, small), small};
+  if (bytes < kHugeArrayFrom || !huge_pages_on()) return {::operator new(bytes, small), small};
   const std::align_val_t huge{kHugePageBytes};
   return {::operator new((bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes, huge), huge};
 }
 
 /// Asks the kernel to back the whole 2 MB pages inside [p, p + bytes) with huge pages
 /// (madvise MADV_HUGEPAGE); the partial pages at the ends are left as they are. Call it
-/// before the range is first touched. Failures are ignored (the pages are then small).
+/// before the range is first touched. Does nothing while huge pages are off. Failures are
+/// ignored (the pages are then small).
 void advise_huge_pages(void* p, std::size_t bytes);
 
 }  // namespace graphfuse

@@ -1,11 +1,14 @@
 // retain_freed_memory(): glibc's mallopt settings that keep freed blocks in the heap;
-// reserve_huge_page_heap(): the heap's next stretch advised as huge pages.
+// reserve_huge_page_heap(): huge pages on, the heap's next stretch advised as huge pages;
+// huge_pages_from_environment(): the command's switch for it.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdlib>
+#include <string_view>
 
 #include "graph/huge_pages.h"
+#include "graphfuse/error.h"
 #include "graphfuse/process_memory.h"
 
 #if defined(__GLIBC__)
@@ -57,12 +60,23 @@ MemoryRetention reserve_huge_page_heap(std::size_t bytes) {
   // top chunk again (never trimmed now), so the heap's next allocations come from it.
   void* block = std::malloc(bytes);
   if (!block) return {false, "the heap could not grow by " + std::to_string(bytes >> 20) + " MB"};
+  set_huge_pages(true);  // for the block, and from now on for the graph's big arrays
   advise_huge_pages(block, bytes);
   std::free(block);
-  return {true, "the heap's next " + std::to_string(bytes >> 20) + " MB advised as huge pages (MADV_HUGEPAGE)"};
+  return {true, "the heap's next " + std::to_string(bytes >> 20) +
+                    " MB and the graph's big arrays advised as huge pages (MADV_HUGEPAGE)"};
 #else
   return {false, "no transparent huge pages here (not glibc on Linux)"};
 #endif
+}
+
+bool huge_pages_from_environment() {
+  const char* raw = std::getenv(kHugePagesVariable);
+  const std::string_view v = raw ? raw : "";
+  if (v.empty() || v == "0" || v == "no" || v == "off") return false;
+  if (v == "1" || v == "yes" || v == "on") return true;
+  throw Error(std::string(kHugePagesVariable) + "='" + std::string(v) +
+              "': expected 1, yes or on (huge pages) or 0, no, off or nothing (small pages)");
 }
 
 }  // namespace graphfuse

@@ -89,6 +89,30 @@ TEST_F(CliTest, MoreThreadsThanCoresRunQuietlyAndAlike) {
   EXPECT_EQ(slurp(dir_ / "many.json"), slurp(dir_ / "one.json"));
 }
 
+// GRAPHFUSE_HUGE_PAGES=1 backs the heap and the graph's big arrays with huge pages (off
+// by default, docs/performance.md): the same bytes out, and a value it does not know is an
+// error before any work, with the output left alone.
+TEST_F(CliTest, HugePagesFromTheEnvironmentChangeNoByteAndBadValuesFail) {
+  fs::path in = dir_ / "g.gfb";
+  ASSERT_EQ(run_cli("gen -n 100000 --seed 3 -o " + in.string()).code, 0);  // 12 MB of records: huge-page chunks
+  const std::string apply = "apply -q --threads 2 --rules " + src("rules/seed.yaml") + " " + in.string() + " -o ";
+  ASSERT_EQ(::setenv("GRAPHFUSE_HUGE_PAGES", "1", 1), 0);
+  CliRun huge = run_cli(apply + (dir_ / "huge.json").string());
+  ASSERT_EQ(::setenv("GRAPHFUSE_HUGE_PAGES", "maybe", 1), 0);
+  std::ofstream(dir_ / "bad.json") << "SENTINEL";
+  CliRun bad = run_cli(apply + (dir_ / "bad.json").string());
+  ::unsetenv("GRAPHFUSE_HUGE_PAGES");
+  CliRun small = run_cli(apply + (dir_ / "small.json").string());
+  ASSERT_EQ(huge.code, 0) << huge.out;
+  ASSERT_EQ(small.code, 0) << small.out;
+  EXPECT_EQ(slurp(dir_ / "huge.json"), slurp(dir_ / "small.json"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.out,
+            "error: GRAPHFUSE_HUGE_PAGES='maybe': expected 1, yes or on (huge pages) or 0, no, off or nothing (small "
+            "pages)\n");
+  EXPECT_EQ(slurp(dir_ / "bad.json"), "SENTINEL");
+}
+
 TEST_F(CliTest, ApplyTwiceIsAFixedPoint) {
   fs::path in = write("chain.graph", kChain);
   fs::path once = dir_ / "once.graph", twice = dir_ / "twice.graph";

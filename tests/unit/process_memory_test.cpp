@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <memory>
 #include <string>
 
+#include "graph/huge_pages.h"
+#include "graphfuse/error.h"
 #include "graphfuse/process_memory.h"
 #include "vm_flags.h"
 
@@ -40,12 +43,14 @@ TEST(ProcessMemory, NoHugePageHeapWithoutRetention) {
   graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(64u << 20);
   EXPECT_FALSE(r.applied) << "the reservation would have been trimmed away: " << r.detail;
   EXPECT_NE(r.detail.find("retain_freed_memory"), std::string::npos) << r.detail;
+  EXPECT_FALSE(graphfuse::huge_pages_on()) << "a reservation that did not take turned huge pages on";
 }
 
 TEST(ProcessMemory, TheHeapsNextBlocksAreAdvisedHuge) {
   ASSERT_TRUE(graphfuse::retain_freed_memory().applied);
   graphfuse::MemoryRetention r = graphfuse::reserve_huge_page_heap(128u << 20);
   ASSERT_TRUE(r.applied) << r.detail;
+  EXPECT_TRUE(graphfuse::huge_pages_on()) << "the graph's big arrays would stay in small pages";
   // What a loader allocates next comes out of the reservation: past its first (partial)
   // 2 MB page, the memory is in a mapping the kernel backs with huge pages. The block is
   // bigger than any free block the heap can hold from tests run before in this process
@@ -114,5 +119,35 @@ TEST(ProcessMemory, SaysWhyNothingWasSet) {
   GTEST_SKIP() << "glibc's allocator is not the one in use here: " << r.detail;
 }
 #endif
+
+// The command's switch: GRAPHFUSE_HUGE_PAGES. What it does not know is an error that names
+// it, not a silent default.
+TEST(ProcessMemory, TheEnvironmentSwitchTakesItsWordsAndNothingElse) {
+  const char* saved = std::getenv(graphfuse::kHugePagesVariable);
+  const std::string keep = saved ? saved : "";
+  ::unsetenv(graphfuse::kHugePagesVariable);
+  EXPECT_FALSE(graphfuse::huge_pages_from_environment());
+  for (const char* yes : {"1", "yes", "on"}) {
+    ::setenv(graphfuse::kHugePagesVariable, yes, 1);
+    EXPECT_TRUE(graphfuse::huge_pages_from_environment()) << yes;
+  }
+  for (const char* no : {"", "0", "no", "off"}) {
+    ::setenv(graphfuse::kHugePagesVariable, no, 1);
+    EXPECT_FALSE(graphfuse::huge_pages_from_environment()) << no;
+  }
+  for (const char* bad : {"2", "YES", "true ", "huge"}) {
+    ::setenv(graphfuse::kHugePagesVariable, bad, 1);
+    try {
+      graphfuse::huge_pages_from_environment();
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const graphfuse::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("GRAPHFUSE_HUGE_PAGES='") + bad + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected 1, yes or on"), std::string::npos) << e.what();
+    }
+  }
+  if (saved) ::setenv(graphfuse::kHugePagesVariable, keep.c_str(), 1);
+  else ::unsetenv(graphfuse::kHugePagesVariable);
+}
 
 }  // namespace

@@ -38,23 +38,38 @@ inline constexpr std::size_t kHugePageHeapBytes = std::size_t{1} << 30;
 /// The most reserve_huge_page_heap() reserves (a bigger block, freed, would be trimmed).
 inline constexpr std::size_t kMaxHugePageHeapBytes = std::size_t{3} << 29;
 
-/// Backs the next `bytes` of the C library's heap with transparent huge pages: grows the
-/// heap by `bytes` (address space, nothing touched), advises the kernel to use 2 MB pages
-/// there (madvise MADV_HUGEPAGE) and gives the block back to the heap, whose later
-/// allocations are carved from it. Needs retain_freed_memory() first, or the heap would be
+/// Turns huge pages on for the process: backs the next `bytes` of the C library's heap
+/// with transparent huge pages (grows the heap by `bytes`, address space, nothing touched;
+/// advises the kernel to use 2 MB pages there, madvise MADV_HUGEPAGE; gives the block back
+/// to the heap, whose later allocations are carved from it), and from then on has the
+/// graph advise the same for its big record arrays (node records, hot records, id index)
+/// as a loader reserves them. Needs retain_freed_memory() first, or the heap would be
 /// trimmed back at once; returns applied = false and does nothing without it, where the
 /// kernel has no such advice, or where the block cannot be had. Under a limit on address
 /// space or data (`ulimit -v`, `-d`) it reserves a quarter of the limit at most.
 ///
-/// Why: a loaded graph is a million small blocks (input lists, use lists) besides its big
-/// arrays, and each 4 KB page of them is a page fault when first touched; on a VM whose
-/// hypervisor shadows the guest's page tables, a dear one. With 2 MB pages the 10^6-node
-/// .gfb loads took 127-131 ms instead of 240-302 and the wide graph's rewrite at 2 threads
-/// 228 ms instead of 304 (medians; docs/performance.md). The cost: memory is resident 2 MB
-/// at a time, so a process's peak grows by a few MB (6-17 MB for those graphs, 2-7%).
-/// Process-wide and not undone; the `graphfuse` command and the benchmarks call it after
-/// retain_freed_memory(); the library never does. With transparent huge pages set to
-/// "never" in /sys/kernel/mm/transparent_hugepage/enabled the advice changes nothing.
+/// Without it, the process uses small pages throughout (the library never turns huge
+/// pages on by itself). Whether they pay depends on what the memory behind a 2 MB page
+/// costs: where it is at hand (bare metal; a VM run after run) a big graph's load and
+/// rewrite fault once per 2 MB instead of 512 times (an earlier 2-vCPU VM: the 10^6-node
+/// .gfb load 127-131 ms instead of 240-302 back to back). On a VM whose balloon hands free
+/// memory back to the host, the host must back every huge page again: the 10^6-node JSON
+/// load after 90 s idle took 580-653 ms with huge pages and 287-408 ms without, and 256 MB
+/// touched after idle 645-670 ms against 101-120 (docs/performance.md). The cost besides:
+/// memory is resident 2 MB at a time, so a process's peak grows by a few MB (6-24 MB for
+/// the 10^6-node graphs, 2-9%). Process-wide and not undone; the `graphfuse` command and
+/// the benchmarks call it after retain_freed_memory() when GRAPHFUSE_HUGE_PAGES asks for it
+/// (huge_pages_from_environment()). With transparent huge pages set to "never" in
+/// /sys/kernel/mm/transparent_hugepage/enabled the advice changes nothing.
 MemoryRetention reserve_huge_page_heap(std::size_t bytes = kHugePageHeapBytes);
+
+/// The environment variable the `graphfuse` command and the benchmarks read to decide
+/// whether to call reserve_huge_page_heap().
+inline constexpr const char* kHugePagesVariable = "GRAPHFUSE_HUGE_PAGES";
+
+/// Whether GRAPHFUSE_HUGE_PAGES asks for huge pages: "1", "yes" or "on" for yes; unset,
+/// empty, "0", "no" or "off" for no. Anything else throws graphfuse::Error naming the
+/// variable, its value and the values it takes.
+bool huge_pages_from_environment();
 
 }  // namespace graphfuse
