@@ -268,8 +268,10 @@ PYBIND11_MODULE(_graphfuse, m) {
         return py::make_tuple(r.applied, r.detail);
       },
       py::arg("megabytes") = gf::kHugePageHeapBytes >> 20,
-      "Backs the heap's next `megabytes` with transparent huge pages (after retain_freed_memory(); "
-      "process-wide; see docs/library.md). Returns (applied, detail).");
+      "Turns huge pages on: backs the heap's next `megabytes` and, from then on, graphs' big arrays "
+      "with transparent huge pages (after retain_freed_memory(); process-wide; off unless called: "
+      "they can cost a run after idle on a VM more than they save, see docs/library.md). "
+      "Returns (applied, detail).");
 
   m.def("load_graph",
         [](const std::filesystem::path& path) {
