@@ -164,7 +164,8 @@ struct RoundStats {
   double apply_ms = 0.0;  ///< wall time of ordering, selecting and applying
   /// The parts of apply_ms spent putting the round's matches in order and, when they were
   /// applied side by side, grouping them (0 when applied one after another); the rest of
-  /// apply_ms is the applying itself. Grouping is what applying on several threads adds.
+  /// apply_ms is the applying itself. A round applied side by side is not put in order as
+  /// a whole: its groups are, each on its own, within group_ms (its order_ms is about 0).
   double order_ms = 0.0;
   double group_ms = 0.0;
   /// Groups the round's matches were applied in, side by side on the driver's threads
