@@ -194,6 +194,11 @@ class Driver {
     }
   }
   match::MatchResults match_round(std::span<const NodeId> candidates);
+  /// The application order's key of `found[idx]` (order() sorts a whole round by it,
+  /// group_round() each group).
+  Key key_of(const match::Found& f, std::uint32_t idx) const {
+    return Key{rules_[f.rule].benefit, f.rule, pos(f.root), f.root, idx};
+  }
   std::vector<Key> order(const std::vector<match::Found>& found);
   void radix_order(std::vector<Key>& keys, NodeId max_root);
   void assign_positions(const std::vector<NodeId>& created, NodeId root);
@@ -347,7 +352,7 @@ std::vector<Key> Driver::order(const std::vector<match::Found>& found) {
   NodeId max_root = 0;
   for (std::size_t i = 0; i < found.size(); ++i) {
     const match::Found& f = found[i];
-    keys[i] = Key{rules_[f.rule].benefit, f.rule, pos(f.root), f.root, static_cast<std::uint32_t>(i)};
+    keys[i] = key_of(f, static_cast<std::uint32_t>(i));
     max_root = std::max(max_root, f.root);
   }
   // Every root an input node: its position is its id, and the order is (rank, root).
@@ -691,11 +696,7 @@ bool Driver::group_round(const match::MatchResults& mr) {
   std::vector<std::uint32_t> found_order(mr.found.size());
   std::iota(found_order.begin(), found_order.end(), 0u);
   if (!group_matches(g_, mr, found_order, constant_root_, &*arena_, groups_) || groups_.size() <= 1) return false;
-  auto key = [&](std::uint32_t i) {
-    const match::Found& f = mr.found[i];
-    return Key{rules_[f.rule].benefit, f.rule, pos(f.root), f.root, i};
-  };
-  auto before = [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); };
+  auto before = [&](std::uint32_t a, std::uint32_t b) { return key_of(mr.found[a], a) < key_of(mr.found[b], b); };
   const std::size_t n = groups_.size();
   const std::size_t grain = std::max<std::size_t>(64, n / (static_cast<std::size_t>(arena_->max_concurrency()) * 16));
   arena_->execute([&] {
