@@ -696,14 +696,25 @@ bool Driver::group_round(const match::MatchResults& mr) {
   std::vector<std::uint32_t> found_order(mr.found.size());
   std::iota(found_order.begin(), found_order.end(), 0u);
   if (!group_matches(g_, mr, found_order, constant_root_, &*arena_, groups_) || groups_.size() <= 1) return false;
-  auto before = [&](std::uint32_t a, std::uint32_t b) { return key_of(mr.found[a], a) < key_of(mr.found[b], b); };
+  // Each group holds its matches in found order; sorted by Key with ties kept in that
+  // order, it is in application order. The Keys are built once per match and sorted
+  // themselves: a comparator that built them read `found`, the rule and the position at
+  // random on every comparison.
+  auto before = [](const Key& a, const Key& b) { return a < b || (!(b < a) && a.idx < b.idx); };
   const std::size_t n = groups_.size();
   const std::size_t grain = std::max<std::size_t>(64, n / (static_cast<std::size_t>(arena_->max_concurrency()) * 16));
   arena_->execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t k = r.begin(); k < r.end(); ++k)
-        std::stable_sort(groups_.order.begin() + groups_.starts[k], groups_.order.begin() + groups_.starts[k + 1],
-                         before);
+      std::vector<Key> keys;
+      for (std::size_t k = r.begin(); k < r.end(); ++k) {
+        const auto first = groups_.order.begin() + groups_.starts[k], last = groups_.order.begin() + groups_.starts[k + 1];
+        if (last - first < 2) continue;
+        keys.clear();
+        for (auto it = first; it != last; ++it) keys.push_back(key_of(mr.found[*it], *it));
+        if (std::is_sorted(keys.begin(), keys.end(), before)) continue;  // found in application order already
+        std::sort(keys.begin(), keys.end(), before);
+        std::transform(keys.begin(), keys.end(), first, [](const Key& key) { return key.idx; });
+      }
     });
   });
   return true;
