@@ -156,7 +156,8 @@ std::string stats_json(const RewriteReport& rep) {
     o += std::string(i ? "," : "") + "\n    {\"round\": " + std::to_string(i + 1) + ", \"candidates\": " +
          std::to_string(r.candidates) + ", \"matched\": " + std::to_string(r.matched) + ", \"applied\": " +
          std::to_string(r.applied) + ", \"nodes\": " + std::to_string(r.nodes) + ", \"match_ms\": " + ms(r.match_ms) +
-         ", \"apply_ms\": " + ms(r.apply_ms) + "}";
+         ", \"apply_ms\": " + ms(r.apply_ms) + ", \"order_ms\": " + ms(r.order_ms) + ", \"group_ms\": " +
+         ms(r.group_ms) + ", \"apply_groups\": " + std::to_string(r.apply_groups) + "}";
   }
   o += rep.per_round.empty() ? "]\n" : "\n  ]\n";
   return o + "}\n";

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -208,6 +209,16 @@ TEST(ParallelApply, RoundStatsSayWhatOrderingAndGroupingTook) {
       }
     }
     EXPECT_EQ(grouped_rounds > 0, threads > 1) << "threads " << threads;
+    // apply --stats-json carries the same split, round by round.
+    auto j = nlohmann::json::parse(stats_json(rep));
+    ASSERT_EQ(j["per_round"].size(), rep.per_round.size());
+    for (std::size_t i = 0; i < rep.per_round.size(); ++i) {
+      const RoundStats& s = rep.per_round[i];
+      const nlohmann::json& r = j["per_round"][i];
+      EXPECT_EQ(r["apply_groups"].get<std::size_t>(), s.apply_groups) << "round " << i + 1;
+      EXPECT_NEAR(r["order_ms"].get<double>(), s.order_ms, 0.006) << "round " << i + 1;
+      EXPECT_NEAR(r["group_ms"].get<double>(), s.group_ms, 0.006) << "round " << i + 1;
+    }
   }
 }
 
