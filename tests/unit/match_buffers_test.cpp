@@ -1,4 +1,4 @@
-// The matcher's flat per-thread match buffers: every found match reads back the embedding
+// The matcher's per-thread chunks of match registers: every found match reads back the embedding
 // the VM produced, serial and parallel passes agree, and merging results keeps both.
 #include <gtest/gtest.h>
 
@@ -59,6 +59,9 @@ TEST(MatchBuffers, EveryMatchReadsBackTheVmEmbedding) {
   tbb::task_arena arena(2);
   match::MatchResults parallel = match::find_matches(g, rules, active, all, accept_all, &arena);
   ASSERT_GT(serial.found.size(), 1000u);
+  // Embeddings fill chunks that never move; these span several, read back across the seams.
+  EXPECT_GT(serial.buffers.size(), 2u);
+  EXPECT_GT(parallel.buffers.size(), 2u);
   std::map<Key, Regs> s = by_key(serial), p = by_key(parallel);
   EXPECT_EQ(s, p);
 
