@@ -54,6 +54,20 @@ class Groups {
       i = gp;
     }
   }
+  /// find() that writes nothing, for flatten().
+  std::uint32_t root_of(std::uint32_t i) {
+    for (std::uint32_t p; (p = at(i).load(std::memory_order_relaxed)) != i;) i = p;
+    return i;
+  }
+  /// Once every union is made: points each of [begin, end) straight at its root, so that
+  /// root(i) is a load. Threads may flatten side by side: every store writes a root, which
+  /// the others' walks read as a valid ancestor (a find() halving here could store a
+  /// non-root over a root another thread had written).
+  void flatten(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) at(static_cast<std::uint32_t>(i)).store(root_of(static_cast<std::uint32_t>(i)), std::memory_order_relaxed);
+  }
+  /// After flatten() of every position.
+  std::uint32_t root(std::uint32_t i) const { return parent_[i]; }
   void unite(std::uint32_t a, std::uint32_t b) {
     for (;;) {
       a = find(a);
@@ -105,13 +119,14 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   // Only slots some match wrote are read, and every matched node's matcher slot was
   // written: that array needs no filling.
   const std::size_t nodes = g.capacity();
-  std::unique_ptr<std::uint32_t[]> matcher(new std::uint32_t[nodes]), reader(new std::uint32_t[nodes]);
-  out.flags.reset(new std::uint8_t[nodes]);
+  // The reader slots and flags come zeroed from calloc (zeroed_array.h): no pass fills
+  // them, and their pages are faulted in only where a match writes. A reader slot holds
+  // its match's position plus one (0: no reader).
+  std::unique_ptr<std::uint32_t[]> matcher(new std::uint32_t[nodes]);
+  ZeroedArray<std::uint32_t> reader;
+  reader.grow_to(nodes);
+  out.flags.assign_zero(nodes);
   Groups groups(m);
-  split(nodes, [&](std::size_t begin, std::size_t end) {
-    std::fill(reader.get() + begin, reader.get() + end, kNone);
-    std::fill(out.flags.get() + begin, out.flags.get() + end, std::uint8_t{0});
-  });
   over_matches([&](std::size_t begin, std::size_t end) { groups.init(begin, end); });
   auto slot = [](std::uint32_t& s) { return std::atomic_ref<std::uint32_t>(s); };
   std::atomic<bool> refused{false};
@@ -126,7 +141,7 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
         slot(matcher[n]).store(i, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values)
-        if (v.valid() && !own(e, v.node)) slot(reader[v.node]).store(i, std::memory_order_relaxed);
+        if (v.valid() && !own(e, v.node)) slot(reader[v.node]).store(i + 1, std::memory_order_relaxed);
     }
   });
   if (refused) return false;
@@ -142,15 +157,15 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
         // being a constant (a root its rule allows to be one); else the two stay apart,
         // and both may mark n side by side.
         std::uint32_t rd = slot(reader[n]).load(std::memory_order_relaxed);
-        if (rd == kNone) continue;
+        if (rd == 0) continue;
         if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
-          groups.unite(i, rd);
+          groups.unite(i, rd - 1);
         else
           std::atomic_ref(out.flags[n]).store(1, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values) {
         if (!v.valid() || own(e, v.node)) continue;
-        if (std::uint32_t h = slot(reader[v.node]).load(std::memory_order_relaxed); h != i) groups.unite(i, h);
+        if (std::uint32_t h = slot(reader[v.node]).load(std::memory_order_relaxed); h != i + 1) groups.unite(i, h - 1);
       }
     }
   });
@@ -158,25 +173,27 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   // sort's arrays are made, which then reuse their memory. Held until the end, they were
   // the round's memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
   matcher.reset();
-  reader.reset();
+  reader = {};
   // Counting sort by representative: groups in order of their first match, each in order.
-  std::vector<std::uint32_t> rep(m), count(m + 1, 0);
-  over_matches([&](std::size_t begin, std::size_t end) {
-    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) rep[i] = groups.find(i);
-  });
-  for (std::uint32_t i = 0; i < m; ++i) ++count[rep[i] + 1];
-  out.starts.clear();
+  // The union-find's own array holds each match's representative once flattened, and one
+  // array holds first the groups' sizes, then where each group's next match goes: every
+  // array a round touches for the first time costs its page faults (about 1 MB and 280
+  // faults each for the wide graph's 282,406 matches).
+  over_matches([&](std::size_t begin, std::size_t end) { groups.flatten(begin, end); });
   std::vector<std::uint32_t> at(m + 1, 0);
+  for (std::uint32_t i = 0; i < m; ++i) ++at[groups.root(i) + 1];
+  out.starts.clear();
   std::uint32_t sum = 0;
   for (std::uint32_t i = 0; i < m; ++i) {
-    if (rep[i] != i) continue;  // not a representative: its group starts elsewhere
+    if (groups.root(i) != i) continue;  // not a representative: its group starts elsewhere
     out.starts.push_back(sum);
+    const std::uint32_t size = at[i + 1];  // read before at[i + 1] may be written, at i + 1
     at[i] = sum;
-    sum += count[i + 1];
+    sum += size;
   }
   out.starts.push_back(sum);
   out.order.resize(m);
-  for (std::uint32_t i = 0; i < m; ++i) out.order[at[rep[i]]++] = in_order[i];
+  for (std::uint32_t i = 0; i < m; ++i) out.order[at[groups.root(i)]++] = in_order[i];
   return true;
 }
 

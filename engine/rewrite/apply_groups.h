@@ -8,6 +8,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "graph/zeroed_array.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rules.h"
 #include "match/matcher.h"
@@ -35,7 +36,7 @@ struct ApplyGroups {
   /// as a root, and another read it): only such a node needs its marks set atomically.
   bool shared(NodeId n) const { return flags[n] != 0; }
 
-  std::unique_ptr<std::uint8_t[]> flags;  // per node: 1 where shared
+  ZeroedArray<std::uint8_t> flags;  // per node: 1 where shared (pages touched only where set)
 };
 
 /// Puts matches (of group_safe rules, `in_order` in application order) into groups such

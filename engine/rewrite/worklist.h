@@ -7,6 +7,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "graph/zeroed_array.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rules.h"
 
@@ -80,7 +81,7 @@ class Worklist {
   std::vector<char> later_ops_; // like root_ops_, for the later roots of multi-root rules
   bool any_later_ = false;      // an active multi-root rule has a wildcard later root
   bool multi_root_ = false;     // an active rule has several roots
-  std::vector<int> stamp_;      // round whose worklist holds the node
+  ZeroedArray<int> stamp_;      // round whose worklist holds the node (0: none yet)
   int round_ = 0;
   std::vector<NodeId> seeds_, fresh_;
   bool full_ = false;  // too_wide() became true this round: the next one matches all

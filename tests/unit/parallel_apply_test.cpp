@@ -282,14 +282,14 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
     ASSERT_TRUE(rewrite::group_matches(g, mr, in_order, constant_roots, nullptr, one));
     EXPECT_GT(one.size(), 100u);
     EXPECT_LT(one.size(), mr.found.size());  // some matches do share a group
-    std::vector<std::uint8_t> flags(one.flags.get(), one.flags.get() + g.capacity());
+    std::vector<std::uint8_t> flags(one.flags.data(), one.flags.data() + g.capacity());
     EXPECT_GT(std::count(flags.begin(), flags.end(), 1), 0);
     for (int run = 0; run < 5; ++run) {
       rewrite::ApplyGroups split;
       ASSERT_TRUE(rewrite::group_matches(g, mr, in_order, constant_roots, &arena, split, 0));
       EXPECT_EQ(split.order, one.order);
       EXPECT_EQ(split.starts, one.starts);
-      EXPECT_EQ(std::vector<std::uint8_t>(split.flags.get(), split.flags.get() + g.capacity()), flags);
+      EXPECT_EQ(std::vector<std::uint8_t>(split.flags.data(), split.flags.data() + g.capacity()), flags);
     }
     // Every node matched, and every value read, by several matches lies in one group.
     std::vector<std::size_t> group_of(mr.found.size());
