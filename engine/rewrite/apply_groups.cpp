@@ -90,10 +90,12 @@ bool root_can_be_constant(const Rule& rule) {
   return rule.root_ops.empty() || std::any_of(rule.root_ops.begin(), rule.root_ops.end(), is_constant_op);
 }
 
-bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
-                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
-                   std::size_t threaded_from) {
-  const std::size_t m = in_order.size();
+namespace {
+
+/// group_matches() over m matches, the i-th of which is found[match_at(i)].
+template <class MatchAt>
+bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const MatchAt& match_at,
+           std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from) {
   if (m >= kNone) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
@@ -109,7 +111,7 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
     });
   };
   auto over_matches = [&](auto&& body) { split(m, body); };
-  // Per node: a match (position in in_order) that matched it, and one that read it as a
+  // Per node: a match (its position i) that matched it, and one that read it as a
   // leaf. Two passes: the first writes the slots, each match over whatever another wrote
   // there; the second, with every slot settled, unites each match with the holder of every
   // slot it wrote. All matchers of a node are then united with the one holder, and so
@@ -133,7 +135,7 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   auto own = [](const match::EmbeddingView& e, NodeId n) { return std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end(); };
   over_matches([&](std::size_t begin, std::size_t end) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
-      match::EmbeddingView e = mr.embedding(mr.found[in_order[i]]);
+      match::EmbeddingView e = mr.embedding(mr.found[match_at(i)]);
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
         if (n == kNoNode) continue;
@@ -147,7 +149,7 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   if (refused) return false;
   over_matches([&](std::size_t begin, std::size_t end) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
-      const match::Found& f = mr.found[in_order[i]];
+      const match::Found& f = mr.found[match_at(i)];
       match::EmbeddingView e = mr.embedding(f);
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
@@ -193,8 +195,23 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
   }
   out.starts.push_back(sum);
   out.order.resize(m);
-  for (std::uint32_t i = 0; i < m; ++i) out.order[at[groups.root(i)]++] = in_order[i];
+  for (std::uint32_t i = 0; i < m; ++i) out.order[at[groups.root(i)]++] = match_at(i);
   return true;
+}
+
+}  // namespace
+
+bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
+                   std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
+                   std::size_t threaded_from) {
+  return group(g, mr, in_order.size(), [&](std::size_t i) { return in_order[i]; }, constant_roots, arena, out,
+               threaded_from);
+}
+
+bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const char> constant_roots,
+                   tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from) {
+  return group(g, mr, mr.found.size(), [](std::size_t i) { return static_cast<std::uint32_t>(i); }, constant_roots,
+               arena, out, threaded_from);
 }
 
 }  // namespace graphfuse::rewrite

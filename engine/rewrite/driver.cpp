@@ -6,7 +6,6 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -693,9 +692,7 @@ bool Driver::parallel_round(const match::MatchResults& mr) const {
 // 10^6-node graph that spares the round's 282,406 Keys and the radix sort's second copy
 // (13.6 MB of fresh memory, 5-6 ms) for sorts of 24 matches a group.
 bool Driver::group_round(const match::MatchResults& mr) {
-  std::vector<std::uint32_t> found_order(mr.found.size());
-  std::iota(found_order.begin(), found_order.end(), 0u);
-  if (!group_matches(g_, mr, found_order, constant_root_, &*arena_, groups_) || groups_.size() <= 1) return false;
+  if (!group_matches(g_, mr, constant_root_, &*arena_, groups_) || groups_.size() <= 1) return false;
   // Each group holds its matches in found order; sorted by Key with ties kept in that
   // order, it is in application order. The Keys are built once per match and sorted
   // themselves: a comparator that built them read `found`, the rule and the position at

@@ -309,5 +309,19 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
         EXPECT_EQ(read_in[v.node], group_of[f]) << "value of " << g.node(v.node).id;
       }
     }
+    // The driver's form, matches in found order without a list: the groups and flags of
+    // the identity list, one thread or eight.
+    std::vector<std::uint32_t> identity(mr.found.size());
+    for (std::uint32_t i = 0; i < identity.size(); ++i) identity[i] = i;
+    rewrite::ApplyGroups listed;
+    ASSERT_TRUE(rewrite::group_matches(g, mr, identity, constant_roots, nullptr, listed));
+    for (tbb::task_arena* a : {static_cast<tbb::task_arena*>(nullptr), &arena}) {
+      rewrite::ApplyGroups implicit;
+      ASSERT_TRUE(rewrite::group_matches(g, mr, constant_roots, a, implicit, 0));
+      EXPECT_EQ(implicit.order, listed.order);
+      EXPECT_EQ(implicit.starts, listed.starts);
+      EXPECT_EQ(std::vector<std::uint8_t>(implicit.flags.data(), implicit.flags.data() + g.capacity()),
+                std::vector<std::uint8_t>(listed.flags.data(), listed.flags.data() + g.capacity()));
+    }
   }
 }
