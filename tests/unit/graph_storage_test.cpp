@@ -14,6 +14,7 @@
 #include "graph/page_warmer.h"
 #include "graph/quick_hash.h"
 #include "graph/storage.h"
+#include "graph/zeroed_array.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/graph.h"
 #include "vm_flags.h"
@@ -459,4 +460,24 @@ TEST(GraphStorage, NothingIsAdvisedHugeWhileHugePagesAreOff) {
   const graphfuse::ArrayMemory m = graphfuse::allocate_array(kBytes, std::align_val_t{64});
   EXPECT_EQ(static_cast<std::size_t>(m.align), 64u) << "aligned to a huge page with huge pages off";
   ::operator delete(m.data, m.align);
+}
+
+// The worklist's stamps and the grouping's slots rely on it: what was never written reads
+// zero, growing keeps what was written, and assign_zero() starts over at zero.
+TEST(GraphStorage, ZeroedArrayReadsZeroUntilWritten) {
+  ZeroedArray<std::uint32_t> a;
+  EXPECT_EQ(a.size(), 0u);
+  a.grow_to(1000);
+  ASSERT_GE(a.size(), 1000u);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], 0u) << i;
+  for (std::uint32_t i = 0; i < 1000; i += 7) a[i] = i + 1;
+  a.grow_to(1001);  // grows by half at least: 1500
+  EXPECT_GE(a.size(), 1500u);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i < 1000 && i % 7 == 0 ? i + 1 : 0u) << i;
+  const std::size_t before = a.size();
+  a.grow_to(10);  // never shrinks
+  EXPECT_EQ(a.size(), before);
+  a.assign_zero(300);
+  EXPECT_EQ(a.size(), 300u);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], 0u) << i;
 }
