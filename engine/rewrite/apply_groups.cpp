@@ -64,7 +64,7 @@ class Groups {
   /// the others' walks read as a valid ancestor (a find() halving here could store a
   /// non-root over a root another thread had written).
   void flatten(std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) at(static_cast<std::uint32_t>(i)).store(root_of(static_cast<std::uint32_t>(i)), std::memory_order_relaxed);
+    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) at(i).store(root_of(i), std::memory_order_relaxed);
   }
   /// After flatten() of every position.
   std::uint32_t root(std::uint32_t i) const { return parent_[i]; }
