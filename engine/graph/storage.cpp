@@ -247,6 +247,12 @@ void UseList::erase(Use u) {
   if (it == d + size_) return;
   std::copy(it + 1, d + size_, it);
   --size_;
+  if (cap_ > 1 && size_ <= 1) {  // back inline (see the class comment)
+    const Use rest = size_ == 1 ? heap_[0] : Use{kNoNode, 0};
+    delete[] heap_;
+    one_ = rest;
+    cap_ = 1;
+  }
 }
 
 void UseList::clear() { release_(); }

@@ -28,7 +28,13 @@
 namespace graphfuse {
 
 /// The uses of a node's outputs, in the order they were made. Most values have one
-/// consumer, so one use lives inline; more spill to the heap.
+/// consumer, so one use lives inline; more spill to the heap, and a list that falls back
+/// to one use (or none) returns inline and frees its block. Why it returns: a fusion
+/// that takes over its root in place gives the fused node its leaves' values as inputs
+/// while the matched node that read them is still there (it is swept afterwards), so
+/// each such value has two uses for a moment. Kept on the heap, every fused input left a
+/// block of one use behind (about 4 MB of fresh memory, 1,000 page faults, in a round
+/// fusing 10^5 chains), and the list behind a pointer for good.
 ///
 /// Every operation is O(1) amortized whatever the number of uses (issue 18: a shape
 /// constant or a scalar read by every Add of a model has 10^5..10^7 uses, and an erase
@@ -58,6 +64,8 @@ class UseList {
 
   UseRange view() const;
   std::size_t size() const { return size_; }
+  /// Whether the uses live in a heap block (more than one, or ever over kIndexFrom).
+  bool spilled() const { return cap_ != 1; }
   void push(Use u);
   /// Removes u (if present), keeping the others in order.
   void erase(Use u);

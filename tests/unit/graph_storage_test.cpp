@@ -17,6 +17,8 @@
 #include "graph/zeroed_array.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/graph.h"
+#include "graphfuse/rewrite.h"
+#include "graphfuse/rules.h"
 #include "vm_flags.h"
 
 using namespace graphfuse;
@@ -464,6 +466,70 @@ TEST(GraphStorage, NothingIsAdvisedHugeWhileHugePagesAreOff) {
 
 // The worklist's stamps and the grouping's slots rely on it: what was never written reads
 // zero, growing keeps what was written, and assign_zero() starts over at zero.
+// A use list that falls back to one use leaves the heap: the uses keep their order, and
+// what is inline is what the list holds.
+TEST(GraphStorage, UseListReturnsInlineWhenItFallsToOneUse) {
+  Graph g;
+  NodeId x = g.add_input("x");
+  NodeId a = g.add_node("a", op("Relu"), {{x, 0}});
+  auto list = [&](NodeId n) -> const UseList& { return g.storage().hot[n].uses; };
+  auto in_order = [&](NodeId n) {  // the list's own order (consumers() sorts)
+    auto us = g.uses(n);
+    return std::vector<Use>(us.begin(), us.end());
+  };
+  EXPECT_FALSE(list(x).spilled());
+  NodeId b = g.add_node("b", op("Relu"), {{x, 0}});
+  NodeId c = g.add_node("c", op("Relu"), {{x, 0}});
+  EXPECT_TRUE(list(x).spilled());
+  g.set_inputs(b, {});
+  EXPECT_TRUE(list(x).spilled());  // two uses still
+  EXPECT_EQ(in_order(x), (std::vector<Use>{{a, 0}, {c, 0}}));
+  g.set_inputs(a, {});
+  EXPECT_FALSE(list(x).spilled());
+  EXPECT_EQ(in_order(x), (std::vector<Use>{{c, 0}}));
+  g.set_inputs(a, {{x, 0}});  // spills again, after c
+  EXPECT_EQ(in_order(x), (std::vector<Use>{{c, 0}, {a, 0}}));
+  g.set_inputs(a, {});
+  g.set_inputs(c, {});
+  EXPECT_FALSE(list(x).spilled());
+  EXPECT_EQ(g.use_count(x), 0u);
+  g.remove_node(a);
+  g.remove_node(b);
+  g.set_inputs(c, {{x, 0}});
+  g.validate();
+}
+
+// A fusion that takes over its root in place reads its leaves' values before the matched
+// nodes that read them are swept: each leaf's producer has two uses for a moment. Every
+// list that ends with one use must be inline again, not a heap block of one.
+TEST(GraphStorage, FusionLeavesNoSpilledListOfOneUse) {
+  GenerateOptions o;
+  o.nodes = 3000;
+  Graph g = generate_cnn_graph(o);
+  RuleSet rules = load_rule_files({GRAPHFUSE_SOURCE_DIR "/rules/seed.yaml"});
+  for (int threads : {1, 2}) {
+    Graph h = g;
+    RewriteOptions opt;
+    opt.threads = threads;
+    opt.parallel_apply_from = 1;  // the side-by-side apply phase too, at this size
+    RewriteReport r = rewrite_graph(h, rules, opt);
+    ASSERT_GT(r.rules[0].applied, 100u);
+    if (threads > 1) {
+      EXPECT_GT(r.per_round[0].apply_groups, 1u);  // applied side by side
+    }
+    std::size_t single = 0, spilled = 0;
+    std::string first;
+    for (NodeId n = 0; n < h.capacity(); ++n) {
+      if (!h.alive(n) || h.use_count(n) > 1) continue;
+      ++single;
+      if (!h.storage().hot[n].uses.spilled()) continue;
+      if (spilled++ == 0) first = h.node(n).id;
+    }
+    EXPECT_GT(single, 1000u);
+    EXPECT_EQ(spilled, 0u) << "threads " << threads << "; the first: " << first;
+  }
+}
+
 TEST(GraphStorage, ZeroedArrayReadsZeroUntilWritten) {
   ZeroedArray<std::uint32_t> a;
   EXPECT_EQ(a.size(), 0u);
