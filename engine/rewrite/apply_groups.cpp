@@ -95,7 +95,8 @@ namespace {
 /// group_matches() over m matches, the i-th of which is found[match_at(i)].
 template <class MatchAt>
 bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const MatchAt& match_at,
-           std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from) {
+           std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from,
+           std::span<std::uint32_t> lent) {
   if (m >= kNone) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
@@ -124,7 +125,12 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // The reader slots and flags come zeroed from calloc (zeroed_array.h): no pass fills
   // them, and their pages are faulted in only where a match writes. A reader slot holds
   // its match's position plus one (0: no reader).
-  std::unique_ptr<std::uint32_t[]> matcher(new std::uint32_t[nodes]);
+  // The matcher slots: lent words where the caller has them (group_matches), tagged so
+  // that the lender can tell them from its own; else an array of the grouping's own.
+  const bool borrowed = lent.size() >= nodes && m < kLentSlotTag;
+  std::unique_ptr<std::uint32_t[]> own_slots(borrowed ? nullptr : new std::uint32_t[nodes]);
+  std::uint32_t* matcher = borrowed ? lent.data() : own_slots.get();
+  const std::uint32_t tag = borrowed ? kLentSlotTag : 0;
   ZeroedArray<std::uint32_t> reader;
   reader.grow_to(nodes);
   out.flags.assign_zero(nodes);
@@ -140,7 +146,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         NodeId n = e.nodes[r];
         if (n == kNoNode) continue;
         if (r != 0 && std::binary_search(inputs.begin(), inputs.end(), n)) refused.store(true, std::memory_order_relaxed);
-        slot(matcher[n]).store(i, std::memory_order_relaxed);
+        slot(matcher[n]).store(tag | i, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values)
         if (v.valid() && !own(e, v.node)) slot(reader[v.node]).store(i + 1, std::memory_order_relaxed);
@@ -154,7 +160,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
         NodeId n = e.nodes[r];
         if (n == kNoNode) continue;
-        if (std::uint32_t h = slot(matcher[n]).load(std::memory_order_relaxed); h != i) groups.unite(i, h);
+        if (std::uint32_t h = slot(matcher[n]).load(std::memory_order_relaxed) & ~tag; h != i) groups.unite(i, h);
         // A reader of n cares when n goes away (an interior node) or may stop or start
         // being a constant (a root its rule allows to be one); else the two stay apart,
         // and both may mark n side by side.
@@ -174,7 +180,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // The matcher and reader slots (4 bytes a node each) are done with: freed before the
   // sort's arrays are made, which then reuse their memory. Held until the end, they were
   // the round's memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
-  matcher.reset();
+  own_slots.reset();
   reader = {};
   // Counting sort by representative: groups in order of their first match, each in order.
   // The union-find's own array holds each match's representative once flattened, and one
@@ -205,13 +211,13 @@ bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<cons
                    std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
                    std::size_t threaded_from) {
   return group(g, mr, in_order.size(), [&](std::size_t i) { return in_order[i]; }, constant_roots, arena, out,
-               threaded_from);
+               threaded_from, {});
 }
 
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const char> constant_roots,
-                   tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from) {
+                   tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from, std::span<std::uint32_t> lent) {
   return group(g, mr, mr.found.size(), [](std::size_t i) { return static_cast<std::uint32_t>(i); }, constant_roots,
-               arena, out, threaded_from);
+               arena, out, threaded_from, lent);
 }
 
 }  // namespace graphfuse::rewrite

@@ -39,6 +39,9 @@ struct ApplyGroups {
   ZeroedArray<std::uint8_t> flags;  // per node: 1 where shared (pages touched only where set)
 };
 
+/// Rounds of this many matches or more are grouped on the arena's threads by default.
+inline constexpr std::size_t kThreadedGroupingFrom = 65536;
+
 /// Puts matches (of group_safe rules, `in_order` in application order) into groups such
 /// that applying the groups in any interleaving, each in order, makes exactly the
 /// decisions and the graph that applying all of them in order makes. The groups (which
@@ -60,13 +63,24 @@ struct ApplyGroups {
 /// (the groups and flags are the same).
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const std::uint32_t> in_order,
                    std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out,
-                   std::size_t threaded_from = 65536);
+                   std::size_t threaded_from = kThreadedGroupingFrom);
 
 /// group_matches() for the matches in the order of MatchResults::found (in_order[i] == i)
 /// without a list that says so: the list is a megabyte of fresh memory a round for the
 /// wide 10^6-node graph's 282,406 matches, written by one thread.
+///
+/// `lent`: where given (at least g.capacity() words), the per-node words the grouping
+/// keeps each node's matcher in, instead of an array of its own: 4 bytes a node that a
+/// round would otherwise take as fresh memory (about 1,000 page faults at 10^6 nodes,
+/// 10 us each on a VM). The words of the nodes the matches matched are overwritten with
+/// kLentSlotTag | position, and left so; the others are not touched. The lender must
+/// read such words as none of its own (the driver lends its marks, and no round's mark
+/// has the top bit set).
 bool group_matches(const Graph& g, const match::MatchResults& mr, std::span<const char> constant_roots,
-                   tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from = 65536);
+                   tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from = kThreadedGroupingFrom,
+                   std::span<std::uint32_t> lent = {});
+/// The bit set in every word group_matches() leaves in lent slots.
+inline constexpr std::uint32_t kLentSlotTag = 0x80000000u;
 /// Whether a match of `rule` may have a constant as its root (Const, Constant or any op):
 /// only then does group_matches look at the root's op.
 bool root_can_be_constant(const Rule& rule);

@@ -62,6 +62,10 @@ enum Mark : std::uint32_t {
 };
 constexpr int kMarkBits = 4;
 constexpr std::uint32_t kMarkMask = (1u << kMarkBits) - 1;
+/// Rounds below this leave a mark word's top bit clear, so a word with it set is no
+/// round's mark: the grouping may leave its slots in the marks (group_round).
+constexpr int kMarkRounds = 1 << (31 - kMarkBits);
+static_assert(((static_cast<std::uint32_t>(kMarkRounds - 1) << kMarkBits) | kMarkMask) < rewrite::kLentSlotTag);
 
 /// A legal match's place in the application order: benefit (higher first), rule
 /// order, root's position, root. (rule, root) is unique, so the order is total and
@@ -692,7 +696,17 @@ bool Driver::parallel_round(const match::MatchResults& mr) const {
 // 10^6-node graph that spares the round's 282,406 Keys and the radix sort's second copy
 // (13.6 MB of fresh memory, 5-6 ms) for sorts of 24 matches a group.
 bool Driver::group_round(const match::MatchResults& mr) {
-  if (!group_matches(g_, mr, constant_root_, &*arena_, groups_) || groups_.size() <= 1) return false;
+  // The marks lend the grouping its per-node matcher slots (apply_groups.h): memory the
+  // driver has already, where slots of the grouping's own were 4 MB of fresh pages a
+  // round at 10^6 nodes. The words it leaves carry kLentSlotTag, the top bit, which no
+  // mark of a round below kMarkRounds has: they read as unmarked in every round.
+  std::span<std::uint32_t> lent;
+  if (opt_.max_rounds < kMarkRounds - 1) {  // the last round is max_rounds + 1
+    grow();
+    lent = marks_;
+  }
+  if (!group_matches(g_, mr, constant_root_, &*arena_, groups_, kThreadedGroupingFrom, lent) || groups_.size() <= 1)
+    return false;
   // Each group holds its matches in found order; sorted by Key with ties kept in that
   // order, it is in application order. The Keys are built once per match and sorted
   // themselves: a comparator that built them read `found`, the rule and the position at

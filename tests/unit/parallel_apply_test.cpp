@@ -322,6 +322,24 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
       EXPECT_EQ(implicit.starts, listed.starts);
       EXPECT_EQ(std::vector<std::uint8_t>(implicit.flags.data(), implicit.flags.data() + g.capacity()),
                 std::vector<std::uint8_t>(listed.flags.data(), listed.flags.data() + g.capacity()));
+      // With lent slots (the driver lends its marks): the same groups and flags, and of
+      // the lent words only the matched nodes' are written, each with the tag.
+      constexpr std::uint32_t kUntouched = 0x1234567u;
+      std::vector<std::uint32_t> lent(g.capacity(), kUntouched);
+      rewrite::ApplyGroups borrowed;
+      ASSERT_TRUE(rewrite::group_matches(g, mr, constant_roots, a, borrowed, 0, lent));
+      EXPECT_EQ(borrowed.order, listed.order);
+      EXPECT_EQ(borrowed.starts, listed.starts);
+      EXPECT_EQ(std::vector<std::uint8_t>(borrowed.flags.data(), borrowed.flags.data() + g.capacity()),
+                std::vector<std::uint8_t>(listed.flags.data(), listed.flags.data() + g.capacity()));
+      for (NodeId n = 0; n < g.capacity(); ++n) {
+        if (matched_in[n] == SIZE_MAX) {
+          ASSERT_EQ(lent[n], kUntouched) << "node " << n;
+        } else {
+          ASSERT_NE(lent[n] & rewrite::kLentSlotTag, 0u) << "node " << n;
+          ASSERT_LT(lent[n] & ~rewrite::kLentSlotTag, mr.found.size()) << "node " << n;
+        }
+      }
     }
   }
 }
