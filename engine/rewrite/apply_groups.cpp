@@ -119,26 +119,71 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // with each other, whichever write won; the same for readers. The first pass is plain
   // stores and the second plain loads (the unions aside), so a thread's cache misses
   // overlap, where a compare-and-swap per slot waited for each miss in turn.
-  // Only slots some match wrote are read, and every matched node's matcher slot was
-  // written: that array needs no filling.
+  //
+  // Every array here that a round would take fresh costs its page faults (10 us a page
+  // on a VM: docs/performance.md), so the slots avoid new memory:
+  // - The matcher slots are lent words where the caller has them (group_matches: the
+  //   driver's marks), tagged so that the lender can tell them from its own; else an
+  //   array of the grouping's own. Either way a slot is read only where this round wrote
+  //   it (a matched node's), or checked against the match it names (reader_of): no
+  //   filling is needed.
+  // - A value whose node has one use needs no reader slot: every match that reads it as
+  //   a leaf holds its one consumer, so those readers are united through the consumer's
+  //   matcher slot, and a match that matched the node finds one of them there
+  //   (reader_of). Most leaves of a fusion are such values (a weight, a bias, the
+  //   previous layer's output), so most reader slots are never written.
+  // - The reader slots come zeroed from calloc (zeroed_array.h), so pages no match
+  //   writes are never faulted in; and a byte per page records which were written,
+  //   because reading a page no one wrote would fault it in too (the kernel maps its
+  //   zero page), at about the cost of writing it. A reader slot holds its match's
+  //   position plus one (0: no reader).
   const std::size_t nodes = g.capacity();
-  // The reader slots and flags come zeroed from calloc (zeroed_array.h): no pass fills
-  // them, and their pages are faulted in only where a match writes. A reader slot holds
-  // its match's position plus one (0: no reader).
-  // The matcher slots: lent words where the caller has them (group_matches), tagged so
-  // that the lender can tell them from its own; else an array of the grouping's own.
+  const auto& hot = g.storage().hot;
+  auto one_use = [&](NodeId n) { return hot[n].uses.size() == 1; };
   const bool borrowed = lent.size() >= nodes && m < kLentSlotTag;
-  std::unique_ptr<std::uint32_t[]> own_slots(borrowed ? nullptr : new std::uint32_t[nodes]);
-  std::uint32_t* matcher = borrowed ? lent.data() : own_slots.get();
+  ZeroedArray<std::uint32_t> own_slots;
+  if (!borrowed) own_slots.grow_to(nodes);
+  std::uint32_t* matcher = borrowed ? lent.data() : own_slots.data();
   const std::uint32_t tag = borrowed ? kLentSlotTag : 0;
+  auto contains = [](const match::EmbeddingView& e, NodeId n) {
+    return std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end();
+  };
+  auto slot = [](std::uint32_t& s) { return std::atomic_ref<std::uint32_t>(s); };
   ZeroedArray<std::uint32_t> reader;
   reader.grow_to(nodes);
+  constexpr std::uintptr_t kPage = 4096;
+  const std::uintptr_t first_page = reinterpret_cast<std::uintptr_t>(reader.data()) / kPage;
+  auto page_of = [&](NodeId n) { return reinterpret_cast<std::uintptr_t>(&reader[n]) / kPage - first_page; };
+  std::vector<std::uint8_t> reader_pages(nodes == 0 ? 0 : page_of(static_cast<NodeId>(nodes - 1)) + 1, 0);
+  auto written = [&](NodeId n) { return std::atomic_ref<std::uint8_t>(reader_pages[page_of(n)]); };
+  auto write_reader = [&](NodeId n, std::uint32_t i) {
+    slot(reader[n]).store(i + 1, std::memory_order_relaxed);
+    // Stored only once: the byte's cache line then stays shared between the threads.
+    if (written(n).load(std::memory_order_relaxed) == 0) written(n).store(1, std::memory_order_relaxed);
+  };
+  // For the second pass, a reader of n plus one (0: none): its reader slot, or, for a
+  // node of one use, a match that holds its consumer, from the consumer's matcher slot.
+  // That slot may be from an earlier round (or, lent, the lender's own word); it names a
+  // match of this round only if this round wrote it, which that match holding the
+  // consumer proves. Such a holder may have matched n as well: it then shares n's group
+  // already, and uniting with it changes nothing; and n is flagged as shared although no
+  // other group may mark it, which costs an atomic mark or two but keeps the flags the
+  // same whichever matcher's write the slot kept.
+  auto reader_of = [&](NodeId n) -> std::uint32_t {
+    if (!one_use(n)) {
+      if (written(n).load(std::memory_order_relaxed) == 0) return 0;
+      return slot(reader[n]).load(std::memory_order_relaxed);
+    }
+    const NodeId c = hot[n].uses.view().begin()->node;
+    const std::uint32_t word = slot(matcher[c]).load(std::memory_order_relaxed);
+    if ((word & kLentSlotTag) != tag || (word & ~tag) >= m) return 0;
+    const std::uint32_t h = word & ~tag;
+    return contains(mr.embedding(mr.found[match_at(h)]), c) ? h + 1 : 0;
+  };
   out.flags.assign_zero(nodes);
   Groups groups(m);
   over_matches([&](std::size_t begin, std::size_t end) { groups.init(begin, end); });
-  auto slot = [](std::uint32_t& s) { return std::atomic_ref<std::uint32_t>(s); };
   std::atomic<bool> refused{false};
-  auto own = [](const match::EmbeddingView& e, NodeId n) { return std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end(); };
   over_matches([&](std::size_t begin, std::size_t end) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       match::EmbeddingView e = mr.embedding(mr.found[match_at(i)]);
@@ -149,7 +194,8 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         slot(matcher[n]).store(tag | i, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values)
-        if (v.valid() && !own(e, v.node)) slot(reader[v.node]).store(i + 1, std::memory_order_relaxed);
+        if (v.valid() && !contains(e, v.node) && !one_use(v.node))
+          write_reader(v.node, i);
     }
   });
   if (refused) return false;
@@ -164,7 +210,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         // A reader of n cares when n goes away (an interior node) or may stop or start
         // being a constant (a root its rule allows to be one); else the two stay apart,
         // and both may mark n side by side.
-        std::uint32_t rd = slot(reader[n]).load(std::memory_order_relaxed);
+        std::uint32_t rd = reader_of(n);
         if (rd == 0) continue;
         if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
           groups.unite(i, rd - 1);
@@ -172,7 +218,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
           std::atomic_ref(out.flags[n]).store(1, std::memory_order_relaxed);
       }
       for (ValueRef v : e.values) {
-        if (!v.valid() || own(e, v.node)) continue;
+        if (!v.valid() || contains(e, v.node) || one_use(v.node)) continue;  // one use: united through its consumer
         if (std::uint32_t h = slot(reader[v.node]).load(std::memory_order_relaxed); h != i + 1) groups.unite(i, h - 1);
       }
     }
@@ -180,7 +226,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // The matcher and reader slots (4 bytes a node each) are done with: freed before the
   // sort's arrays are made, which then reuse their memory. Held until the end, they were
   // the round's memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
-  own_slots.reset();
+  own_slots = {};
   reader = {};
   // Counting sort by representative: groups in order of their first match, each in order.
   // The union-find's own array holds each match's representative once flattened, and one

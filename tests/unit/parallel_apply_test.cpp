@@ -343,3 +343,48 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
     }
   }
 }
+
+// A value of one use has no reader slot: its readers are found through its consumer's
+// matcher slot (apply_groups.cpp). Two fused chains in a row: the second reads the first's
+// root, which has one use (when `fork`, two: the reader slot's way). The two stay apart
+// and that root is flagged shared, either way, with lent slots or without. The second
+// root's one consumer is matched by nothing: a stale lent word there (one that names a
+// match of this round) must not make it read.
+TEST(ParallelApply, AOneUseLeafIsFoundThroughItsConsumer) {
+  RuleSet rules = load_rules_from_string(R"yaml(rules:
+  - name: conv2d_biasadd_relu
+    pattern: |
+      conv = Conv2D(x, w)
+      bias = BiasAdd(conv, b)
+      ReLU(bias)
+    rewrite: FusedConv2D_BiasAdd_ReLU(x, w, b) {...conv, activation = "ReLU"}
+)yaml", "t.yaml");
+  std::vector<char> active(1, 1), constant_roots(1, rewrite::root_can_be_constant(rules[0]) ? 1 : 0);
+  match::Acceptor accept_all = [](std::uint32_t, const match::Embedding&) { return -1; };
+  for (bool fork : {false, true}) {
+    Graph g;
+    NodeId x = g.add_input("x");
+    auto chain = [&](const std::string& k, ValueRef in) {
+      NodeId w = g.add_node("w" + k, op("Const"));
+      NodeId b = g.add_node("b" + k, op("Const"));
+      NodeId c = g.add_node("c" + k, op("Conv2D"), {in, {w, 0}});
+      NodeId a = g.add_node("a" + k, op("BiasAdd"), {{c, 0}, {b, 0}});
+      return g.add_node("r" + k, op("ReLU"), {{a, 0}});
+    };
+    NodeId r1 = chain("1", {x, 0});
+    NodeId r2 = chain("2", {r1, 0});
+    if (fork) g.add_output({g.add_node("t", op("Tanh"), {{r1, 0}}), 0});
+    g.add_output({g.add_node("u", op("Tanh"), {{r2, 0}}), 0});
+    match::MatchResults mr = match::find_matches(g, rules, active, g.nodes(), accept_all, nullptr);
+    ASSERT_EQ(mr.found.size(), 2u);
+    for (bool lend : {false, true}) {
+      std::vector<std::uint32_t> words(g.capacity(), rewrite::kLentSlotTag | 1u);  // stale: "match 1"
+      rewrite::ApplyGroups groups;
+      ASSERT_TRUE(rewrite::group_matches(g, mr, constant_roots, nullptr, groups, 0,
+                                         lend ? std::span<std::uint32_t>(words) : std::span<std::uint32_t>{}));
+      EXPECT_EQ(groups.size(), 2u) << "fork " << fork << ", lend " << lend;
+      for (NodeId n = 0; n < g.capacity(); ++n)
+        EXPECT_EQ(groups.shared(n), n == r1) << g.node(n).id << ", fork " << fork << ", lend " << lend;
+    }
+  }
+}
