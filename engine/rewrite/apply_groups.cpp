@@ -180,7 +180,12 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     const std::uint32_t h = word & ~tag;
     return contains(mr.embedding(mr.found[match_at(h)]), c) ? h + 1 : 0;
   };
-  out.flags.assign_zero(nodes);
+  out.flags.assign_zero((nodes + 63) / 64);
+  auto share = [&](NodeId n) {  // sets n's flag; other threads set bits of the same word
+    std::atomic_ref<std::uint64_t> word(out.flags[n / 64]);
+    const std::uint64_t bit = std::uint64_t{1} << (n % 64);
+    if ((word.load(std::memory_order_relaxed) & bit) == 0) word.fetch_or(bit, std::memory_order_relaxed);
+  };
   Groups groups(m);
   over_matches([&](std::size_t begin, std::size_t end) { groups.init(begin, end); });
   std::atomic<bool> refused{false};
@@ -215,7 +220,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
           groups.unite(i, rd - 1);
         else
-          std::atomic_ref(out.flags[n]).store(1, std::memory_order_relaxed);
+          share(n);
       }
       for (ValueRef v : e.values) {
         if (!v.valid() || contains(e, v.node) || one_use(v.node)) continue;  // one use: united through its consumer

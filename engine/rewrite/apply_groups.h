@@ -34,9 +34,12 @@ struct ApplyGroups {
   std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
   /// Per node: whether two groups may write its marks side by side (one match matched it
   /// as a root, and another read it): only such a node needs its marks set atomically.
-  bool shared(NodeId n) const { return flags[n] != 0; }
+  bool shared(NodeId n) const { return (flags[n / 64] >> (n % 64)) & 1u; }
 
-  ZeroedArray<std::uint8_t> flags;  // per node: 1 where shared (pages touched only where set)
+  /// A bit per node, set where shared: an eighth of a byte a node, so that the applying
+  /// threads, which look a node up for every mark, find it in cache, and the grouping
+  /// writes 32 pages, not 256, at 10^6 nodes.
+  ZeroedArray<std::uint64_t> flags;
 };
 
 /// Rounds of this many matches or more are grouped on the arena's threads by default.
