@@ -46,6 +46,7 @@ void Worklist::begin(int round) {
   fresh_.clear();
   full_ = false;
   wide_ = std::max<std::size_t>(g_.size() / 8, 16384);
+  listed_.store(0, std::memory_order_relaxed);
   // Only what the round stamps is touched (zeroed_array.h): a big first round stops
   // listing early (wide_), and zeroing all of a 10^6-node graph's stamps cost one thread
   // about 10 ms of page faults on a VM.
@@ -67,7 +68,12 @@ void Worklist::note(std::vector<NodeId>& list, NodeId n, Touched& t) {
   if (n >= stamp_.size()) stamp_.grow_to(std::max<std::size_t>(g_.capacity(), n + 1));
   if (claim_shared(n)) {
     list.push_back(n);
-    t.full = t.seeds.size() + t.fresh.size() > wide_;
+    const std::size_t mine = t.seeds.size() + t.fresh.size();
+    if (mine - t.reported >= kReportEvery) {
+      listed_.fetch_add(mine - t.reported, std::memory_order_relaxed);
+      t.reported = mine;
+    }
+    t.full = listed_.load(std::memory_order_relaxed) + (mine - t.reported) > wide_;
   }
 }
 
@@ -84,6 +90,7 @@ void Worklist::absorb(Touched& t) {
   t.seeds.clear();
   t.fresh.clear();
   t.full = false;
+  t.reported = 0;
 }
 
 bool Worklist::root_op(NodeId n) const {

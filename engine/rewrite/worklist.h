@@ -32,7 +32,8 @@ class Worklist {
   /// absorb() hands it to the worklist. A node is listed by the first thread to stamp it.
   struct Touched {
     std::vector<NodeId> seeds, fresh;
-    bool full = false;  // touched more than finish() walks: stop listing
+    bool full = false;  // the round touched more than finish() walks: stop listing
+    std::size_t reported = 0;  // how many of seeds and fresh the round's count holds
   };
 
   /// Starts collecting for `round` (round numbers stamp nodes, so no clearing is needed).
@@ -85,7 +86,13 @@ class Worklist {
   int round_ = 0;
   std::vector<NodeId> seeds_, fresh_;
   bool full_ = false;  // too_wide() became true this round: the next one matches all
-  std::size_t wide_ = 0;  // a Touched listing more than this is full (set by begin())
+  std::size_t wide_ = 0;  // once the Toucheds list more than this together, they are full (set by begin())
+  // What the round's Toucheds listed, reported every kReportEvery nodes by each: so they
+  // stop when the round as a whole has listed wide_, as one thread's does, not each at
+  // wide_ (two applying threads stamped and listed twice the nodes one thread does, on
+  // pages fresh to them).
+  std::atomic<std::size_t> listed_{0};
+  static constexpr std::size_t kReportEvery = 1024;
 };
 
 }  // namespace graphfuse::rewrite
