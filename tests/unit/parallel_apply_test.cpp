@@ -357,14 +357,8 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
 // root's one consumer is matched by nothing: a stale lent word there (one that names a
 // match of this round) must not make it read.
 TEST(ParallelApply, AOneUseLeafIsFoundThroughItsConsumer) {
-  RuleSet rules = load_rules_from_string(R"yaml(rules:
-  - name: conv2d_biasadd_relu
-    pattern: |
-      conv = Conv2D(x, w)
-      bias = BiasAdd(conv, b)
-      ReLU(bias)
-    rewrite: FusedConv2D_BiasAdd_ReLU(x, w, b) {...conv, activation = "ReLU"}
-)yaml", "t.yaml");
+  RuleSet rules = load_rule_files({GRAPHFUSE_SOURCE_DIR "/rules/seed.yaml"});  // Conv2D -> BiasAdd -> ReLU
+  ASSERT_EQ(rules.size(), 1u);
   std::vector<char> active(1, 1), constant_roots(1, rewrite::root_can_be_constant(rules[0]) ? 1 : 0);
   match::Acceptor accept_all = [](std::uint32_t, const match::Embedding&) { return -1; };
   for (bool fork : {false, true}) {
