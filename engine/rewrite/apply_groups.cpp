@@ -169,12 +169,16 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // already, and uniting with it changes nothing; and n is flagged as shared although no
   // other group may mark it, which costs an atomic mark or two but keeps the flags the
   // same whichever matcher's write the slot kept.
-  auto reader_of = [&](NodeId n) -> std::uint32_t {
+  // An interior node of one use read inside its own match (a Conv2D by its BiasAdd) is
+  // the common case, and needs no look: every reader of it holds that consumer, as this
+  // match does, so it is in this match's group already.
+  auto reader_of = [&](NodeId n, const match::EmbeddingView& e) -> std::uint32_t {
     if (!one_use(n)) {
       if (written(n).load(std::memory_order_relaxed) == 0) return 0;
       return slot(reader[n]).load(std::memory_order_relaxed);
     }
     const NodeId c = hot[n].uses.view().begin()->node;
+    if (contains(e, c)) return 0;
     const std::uint32_t word = slot(matcher[c]).load(std::memory_order_relaxed);
     if ((word & kLentSlotTag) != tag || (word & ~tag) >= m) return 0;
     const std::uint32_t h = word & ~tag;
@@ -215,7 +219,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         // A reader of n cares when n goes away (an interior node) or may stop or start
         // being a constant (a root its rule allows to be one); else the two stay apart,
         // and both may mark n side by side.
-        std::uint32_t rd = reader_of(n);
+        std::uint32_t rd = reader_of(n, e);
         if (rd == 0) continue;
         if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
           groups.unite(i, rd - 1);
