@@ -232,9 +232,10 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
       }
     }
   });
-  // The matcher and reader slots (4 bytes a node each) are done with: freed before the
-  // sort's arrays are made, which then reuse their memory. Held until the end, they were
-  // the round's memory peak (the wide 10^6-node graph peaked 5 MB higher: docs/performance.md).
+  // The reader slots, and the matcher slots where they are the grouping's own (4 bytes a
+  // node each), are done with: freed before the sort's arrays are made, which then reuse
+  // their memory. Held until the end, they were the round's memory peak (the wide
+  // 10^6-node graph peaked 5 MB higher: docs/performance.md).
   own_slots = {};
   reader = {};
   // Counting sort by representative: groups in order of their first match, each in order.

@@ -464,8 +464,6 @@ TEST(GraphStorage, NothingIsAdvisedHugeWhileHugePagesAreOff) {
   ::operator delete(m.data, m.align);
 }
 
-// The worklist's stamps and the grouping's slots rely on it: what was never written reads
-// zero, growing keeps what was written, and assign_zero() starts over at zero.
 // A use list that falls back to one use leaves the heap: the uses keep their order, and
 // what is inline is what the list holds.
 TEST(GraphStorage, UseListReturnsInlineWhenItFallsToOneUse) {
@@ -530,6 +528,8 @@ TEST(GraphStorage, FusionLeavesNoSpilledListOfOneUse) {
   }
 }
 
+// The worklist's stamps and the grouping's slots rely on it: what was never written reads
+// zero, growing keeps what was written, and assign_zero() starts over at zero.
 TEST(GraphStorage, ZeroedArrayReadsZeroUntilWritten) {
   ZeroedArray<std::uint32_t> a;
   EXPECT_EQ(a.size(), 0u);
