@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -68,6 +69,17 @@ class Groups {
   }
   /// After flatten() of every position.
   std::uint32_t root(std::uint32_t i) const { return parent_[i]; }
+  /// After flatten(), in ascending order of i: gives representative i (root(i) == i) its
+  /// group's number, stored in its own entry, which no find() reads any more.
+  void name(std::uint32_t i, std::uint32_t number) { parent_[i] = kNamed | number; }
+  /// The number of i's group, once its representative (the smallest position of its
+  /// set, so one before i or i itself) is named.
+  std::uint32_t group_of(std::uint32_t i) const {
+    const std::uint32_t p = parent_[i];
+    return (p & kNamed) ? p & ~kNamed : parent_[p] & ~kNamed;
+  }
+  /// Positions must stay below this bit (group() refuses larger rounds).
+  static constexpr std::uint32_t kNamed = 0x80000000u;
   void unite(std::uint32_t a, std::uint32_t b) {
     for (;;) {
       a = find(a);
@@ -97,7 +109,7 @@ template <class MatchAt>
 bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const MatchAt& match_at,
            std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from,
            std::span<std::uint32_t> lent) {
-  if (m >= kNone) return false;
+  if (m >= Groups::kNamed) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
   // A big round's loops run on the arena's threads, the node arrays' first touch among
@@ -112,34 +124,34 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     });
   };
   auto over_matches = [&](auto&& body) { split(m, body); };
-  // Per node: a match (its position i) that matched it, and one that read it as a
-  // leaf. Two passes: the first writes the slots, each match over whatever another wrote
-  // there; the second, with every slot settled, unites each match with the holder of every
-  // slot it wrote. All matchers of a node are then united with the one holder, and so
-  // with each other, whichever write won; the same for readers. The first pass is plain
-  // stores and the second plain loads (the unions aside), so a thread's cache misses
-  // overlap, where a compare-and-swap per slot waited for each miss in turn.
+  // Per node, a match (its position i) that matched it: its matcher slot. Two passes:
+  // the first writes the slots, each match over whatever another wrote there; the
+  // second, with every slot settled, unites each match with the holder of every slot it
+  // wrote. All matchers of a node are then united with the one holder, and so with each
+  // other, whichever write won. The first pass is plain stores and the second plain loads
+  // (the unions aside), so a thread's cache misses overlap, where a compare-and-swap per
+  // slot waited for each miss in turn.
+  //
+  // The readers of a node (the matches that hold one of its consumers) need no slots of
+  // their own: the second pass walks the node's use list, in order, to the first consumer
+  // some match of this round holds, and unites with that holder. Every reader of the node
+  // stops at the same consumer (its own, at the latest), so all of them meet in the
+  // holder's group. A node whose first held consumer lies past kScanLimit uses (a hub read
+  // by a few matches at the end of a long list) is noted instead, and its readers are
+  // united after the pass, sorted by node; that list is empty on common graphs.
   //
   // Every array here that a round would take fresh costs its page faults (10 us a page
-  // on a VM: docs/performance.md), so the slots avoid new memory:
+  // on a VM: docs/performance.md), so the grouping avoids new memory:
   // - The matcher slots are lent words where the caller has them (group_matches: the
   //   driver's marks), tagged so that the lender can tell them from its own; else an
   //   array of the grouping's own. Either way a slot is read only where this round wrote
-  //   it (a matched node's), or checked against the match it names (reader_of): no
+  //   it (a matched node's), or checked against the match it names (held_by): no
   //   filling is needed.
-  // - A value whose node has one use needs no reader slot: every match that reads it as
-  //   a leaf holds its one consumer, so those readers are united through the consumer's
-  //   matcher slot, and a match that matched the node finds one of them there
-  //   (reader_of). Most leaves of a fusion are such values (a weight, a bias, the
-  //   previous layer's output), so most reader slots are never written.
-  // - The reader slots come zeroed from calloc (zeroed_array.h), so pages no match
-  //   writes are never faulted in; and a byte per page records which were written,
-  //   because reading a page no one wrote would fault it in too (the kernel maps its
-  //   zero page), at about the cost of writing it. A reader slot holds its match's
-  //   position plus one (0: no reader).
+  // - Readers found through use lists cost no array at all. Reader slots (4 bytes a node,
+  //   written where a leaf of several uses was read) took about 940 fresh pages a round
+  //   on the wide 10^6-node graph, whose leaves are spread over every page.
   const std::size_t nodes = g.capacity();
   const auto& hot = g.storage().hot;
-  auto one_use = [&](NodeId n) { return hot[n].uses.size() == 1; };
   const bool borrowed = lent.size() >= nodes && m < kLentSlotTag;
   ZeroedArray<std::uint32_t> own_slots;
   if (!borrowed) own_slots.grow_to(nodes);
@@ -149,40 +161,29 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     return std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end();
   };
   auto slot = [](std::uint32_t& s) { return std::atomic_ref<std::uint32_t>(s); };
-  ZeroedArray<std::uint32_t> reader;
-  reader.grow_to(nodes);
-  constexpr std::uintptr_t kPage = 4096;
-  const std::uintptr_t first_page = reinterpret_cast<std::uintptr_t>(reader.data()) / kPage;
-  auto page_of = [&](NodeId n) { return reinterpret_cast<std::uintptr_t>(&reader[n]) / kPage - first_page; };
-  std::vector<std::uint8_t> reader_pages(nodes == 0 ? 0 : page_of(static_cast<NodeId>(nodes - 1)) + 1, 0);
-  auto written = [&](NodeId n) { return std::atomic_ref<std::uint8_t>(reader_pages[page_of(n)]); };
-  auto write_reader = [&](NodeId n, std::uint32_t i) {
-    slot(reader[n]).store(i + 1, std::memory_order_relaxed);
-    // Stored only once: the byte's cache line then stays shared between the threads.
-    if (written(n).load(std::memory_order_relaxed) == 0) written(n).store(1, std::memory_order_relaxed);
-  };
-  // For the second pass, a reader of n plus one (0: none): its reader slot, or, for a
-  // node of one use, a match that holds its consumer, from the consumer's matcher slot.
-  // That slot may be from an earlier round (or, lent, the lender's own word); it names a
-  // match of this round only if this round wrote it, which that match holding the
-  // consumer proves. Such a holder may have matched n as well: it then shares n's group
-  // already, and uniting with it changes nothing; and n is flagged as shared although no
-  // other group may mark it, which costs an atomic mark or two but keeps the flags the
-  // same whichever matcher's write the slot kept.
-  // An interior node of one use read inside its own match (a Conv2D by its BiasAdd) is
-  // the common case, and needs no look: every reader of it holds that consumer, as this
-  // match does, so it is in this match's group already.
-  auto reader_of = [&](NodeId n, const match::EmbeddingView& e) -> std::uint32_t {
-    if (!one_use(n)) {
-      if (written(n).load(std::memory_order_relaxed) == 0) return 0;
-      return slot(reader[n]).load(std::memory_order_relaxed);
-    }
-    const NodeId c = hot[n].uses.view().begin()->node;
-    if (contains(e, c)) return 0;
+  // The match of this round that holds node c, plus one (0: none). The slot may be from
+  // an earlier round (or, lent, the lender's own word); it names a match of this round
+  // only if this round wrote it, which that match holding c proves.
+  auto held_by = [&](NodeId c) -> std::uint32_t {
     const std::uint32_t word = slot(matcher[c]).load(std::memory_order_relaxed);
     if ((word & kLentSlotTag) != tag || (word & ~tag) >= m) return 0;
     const std::uint32_t h = word & ~tag;
     return contains(mr.embedding(mr.found[match_at(h)]), c) ? h + 1 : 0;
+  };
+  // The first reader of n in use-list order, for match e: the holder of n's first
+  // consumer that some match holds, plus one; `self` where that consumer is e's own (e
+  // is then in its holder's group already); 0 where no consumer is held; kFar where none
+  // is among the first kScanLimit.
+  constexpr std::uint32_t kSelf = kNone, kFar = kNone - 1;
+  constexpr std::size_t kScanLimit = 64;
+  auto first_reader = [&](NodeId n, const match::EmbeddingView& e) -> std::uint32_t {
+    std::size_t seen = 0;
+    for (const Use& u : hot[n].uses.view()) {
+      if (contains(e, u.node)) return kSelf;
+      if (std::uint32_t h = held_by(u.node)) return h;
+      if (++seen == kScanLimit) return kFar;
+    }
+    return 0;
   };
   out.flags.assign_zero((nodes + 63) / 64);
   auto share = [&](NodeId n) {  // sets n's flag; other threads set bits of the same word
@@ -202,12 +203,23 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         if (r != 0 && std::binary_search(inputs.begin(), inputs.end(), n)) refused.store(true, std::memory_order_relaxed);
         slot(matcher[n]).store(tag | i, std::memory_order_relaxed);
       }
-      for (ValueRef v : e.values)
-        if (v.valid() && !contains(e, v.node) && !one_use(v.node))
-          write_reader(v.node, i);
     }
   });
   if (refused) return false;
+  // Nodes whose readers lie past kScanLimit: (node, what the match is to it, match).
+  enum Role : std::uint8_t { kReader, kRootJoins, kRootShares };
+  struct Far {
+    NodeId node;
+    Role role;
+    std::uint32_t match;
+    auto operator<=>(const Far&) const = default;
+  };
+  std::vector<Far> far;
+  std::mutex far_mutex;
+  auto note_far = [&](NodeId n, Role role, std::uint32_t i) {
+    std::lock_guard lock(far_mutex);
+    far.push_back({n, role, i});
+  };
   over_matches([&](std::size_t begin, std::size_t end) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       const match::Found& f = mr.found[match_at(i)];
@@ -219,45 +231,61 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         // A reader of n cares when n goes away (an interior node) or may stop or start
         // being a constant (a root its rule allows to be one); else the two stay apart,
         // and both may mark n side by side.
-        std::uint32_t rd = reader_of(n, e);
-        if (rd == 0) continue;
-        if (r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0})))
+        const std::uint32_t rd = first_reader(n, e);
+        if (rd == 0 || rd == kSelf) continue;
+        const bool joins = r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0}));
+        if (rd == kFar)
+          note_far(n, joins ? kRootJoins : kRootShares, i);
+        else if (joins)
           groups.unite(i, rd - 1);
         else
           share(n);
       }
       for (ValueRef v : e.values) {
-        if (!v.valid() || contains(e, v.node) || one_use(v.node)) continue;  // one use: united through its consumer
-        if (std::uint32_t h = slot(reader[v.node]).load(std::memory_order_relaxed); h != i + 1) groups.unite(i, h - 1);
+        if (!v.valid() || contains(e, v.node)) continue;
+        const std::uint32_t rd = first_reader(v.node, e);
+        if (rd == kFar) note_far(v.node, kReader, i);
+        else if (rd != 0 && rd != kSelf) groups.unite(i, rd - 1);
       }
     }
   });
-  // The reader slots, and the matcher slots where they are the grouping's own (4 bytes a
-  // node each), are done with: freed before the sort's arrays are made, which then reuse
-  // their memory. Held until the end, they were the round's memory peak (the wide
-  // 10^6-node graph peaked 5 MB higher: docs/performance.md).
-  own_slots = {};
-  reader = {};
-  // Counting sort by representative: groups in order of their first match, each in order.
-  // The union-find's own array holds each match's representative once flattened, and one
-  // array holds first the groups' sizes, then where each group's next match goes: every
-  // array a round touches for the first time costs its page faults (about 1 MB and 280
-  // faults each for the wide graph's 282,406 matches).
-  over_matches([&](std::size_t begin, std::size_t end) { groups.flatten(begin, end); });
-  std::vector<std::uint32_t> at(m + 1, 0);
-  for (std::uint32_t i = 0; i < m; ++i) ++at[groups.root(i) + 1];
-  out.starts.clear();
-  std::uint32_t sum = 0;
-  for (std::uint32_t i = 0; i < m; ++i) {
-    if (groups.root(i) != i) continue;  // not a representative: its group starts elsewhere
-    out.starts.push_back(sum);
-    const std::uint32_t size = at[i + 1];  // read before at[i + 1] may be written, at i + 1
-    at[i] = sum;
-    sum += size;
+  // The far nodes' readers, each node's in one group, and its matchers as above. Sorted,
+  // the list is the same whatever the threads' interleaving (and the unions are not
+  // order-dependent anyway).
+  std::sort(far.begin(), far.end());
+  for (std::size_t a = 0, b; a < far.size(); a = b) {
+    for (b = a; b < far.size() && far[b].node == far[a].node; ++b) {
+    }
+    auto readers = std::find_if(far.begin() + a, far.begin() + b, [](const Far& x) { return x.role == kReader; });
+    if (readers == far.begin() + b) continue;
+    for (auto it = far.begin() + a; it != far.begin() + b; ++it) {
+      if (it->role == kReader || it->role == kRootJoins) groups.unite(it->match, readers->match);
+      else share(it->node);
+    }
   }
-  out.starts.push_back(sum);
+  own_slots = {};
+  // Numbered groups: groups in order of their first match, each in order. Flattened, the
+  // union-find's array points each match at its representative (its group's first
+  // match); each representative's own entry then becomes its group's number, so a match
+  // finds its group in two loads, and the only other arrays are a group's size and where
+  // its next match goes (a few entries a group, not one a match).
+  over_matches([&](std::size_t begin, std::size_t end) { groups.flatten(begin, end); });
+  std::vector<std::uint32_t> next;  // per group: its size, then where its next match goes
+  for (std::uint32_t i = 0; i < m; ++i) {
+    if (groups.root(i) == i) {
+      groups.name(i, static_cast<std::uint32_t>(next.size()));
+      next.push_back(1);
+    } else {
+      ++next[groups.group_of(i)];
+    }
+  }
+  out.starts.assign(next.size() + 1, 0);
+  for (std::size_t k = 0; k < next.size(); ++k) {
+    out.starts[k + 1] = out.starts[k] + next[k];
+    next[k] = out.starts[k];
+  }
   out.order.resize(m);
-  for (std::uint32_t i = 0; i < m; ++i) out.order[at[groups.root(i)]++] = match_at(i);
+  for (std::uint32_t i = 0; i < m; ++i) out.order[next[groups.group_of(i)]++] = match_at(i);
   return true;
 }
 

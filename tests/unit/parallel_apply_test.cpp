@@ -350,12 +350,12 @@ TEST(ParallelApply, GroupsDoNotDependOnTheThreadSplit) {
   }
 }
 
-// A value of one use has no reader slot: its readers are found through its consumer's
-// matcher slot (apply_groups.cpp). Two fused chains in a row: the second reads the first's
-// root, which has one use (when `fork`, two: the reader slot's way). The two stay apart
-// and that root is flagged shared, either way, with lent slots or without. The second
-// root's one consumer is matched by nothing: a stale lent word there (one that names a
-// match of this round) must not make it read.
+// A value's readers are found through its consumers' matcher slots (apply_groups.cpp).
+// Two fused chains in a row: the second reads the first's root, which has one use (when
+// `fork`, two). The two stay apart and that root is flagged
+// shared, either way, with lent slots or without. The second root's one consumer is
+// matched by nothing: a stale lent word there (one that names a match of this round)
+// must not make it read.
 TEST(ParallelApply, AOneUseLeafIsFoundThroughItsConsumer) {
   RuleSet rules = load_rule_files({GRAPHFUSE_SOURCE_DIR "/rules/seed.yaml"});  // Conv2D -> BiasAdd -> ReLU
   ASSERT_EQ(rules.size(), 1u);
@@ -385,6 +385,58 @@ TEST(ParallelApply, AOneUseLeafIsFoundThroughItsConsumer) {
       EXPECT_EQ(groups.size(), 2u) << "fork " << fork << ", lend " << lend;
       for (NodeId n = 0; n < g.capacity(); ++n)
         EXPECT_EQ(groups.shared(n), n == r1) << g.node(n).id << ", fork " << fork << ", lend " << lend;
+    }
+  }
+}
+
+// Readers are found by walking a node's use list to its first consumer that a match
+// holds (apply_groups.cpp); a node whose held consumers come after 64 others (a hub read
+// by a few matches at the end of its list) is settled after the walk instead. Either way
+// the groups and flags are the same: two chains reading a common input x share a group,
+// and a third chain reading the first one's root stays apart, the root flagged shared.
+TEST(ParallelApply, ReadersPastALongUseListAreGroupedTheSame) {
+  RuleSet rules = load_rule_files({GRAPHFUSE_SOURCE_DIR "/rules/seed.yaml"});  // Conv2D -> BiasAdd -> ReLU
+  ASSERT_EQ(rules.size(), 1u);
+  std::vector<char> active(1, 1), constant_roots(1, rewrite::root_can_be_constant(rules[0]) ? 1 : 0);
+  match::Acceptor accept_all = [](std::uint32_t, const match::Embedding&) { return -1; };
+  tbb::task_arena arena(2);
+  for (int padding : {0, 3, 200}) {
+    Graph g;
+    NodeId x = g.add_input("x");
+    // Consumers no match holds, first in the use lists of x and of chain a's root.
+    auto pad = [&](const std::string& k, NodeId of) {
+      for (int i = 0; i < padding; ++i) g.add_output({g.add_node(k + std::to_string(i), op("Tanh"), {{of, 0}}), 0});
+    };
+    pad("px", x);
+    auto chain = [&](const std::string& k, ValueRef in) {
+      NodeId w = g.add_node("w" + k, op("Const"));
+      NodeId b = g.add_node("b" + k, op("Const"));
+      NodeId c = g.add_node("c" + k, op("Conv2D"), {in, {w, 0}});
+      NodeId a = g.add_node("a" + k, op("BiasAdd"), {{c, 0}, {b, 0}});
+      return g.add_node("r" + k, op("ReLU"), {{a, 0}});
+    };
+    NodeId ra = chain("a", {x, 0});
+    pad("pr", ra);
+    NodeId rb = chain("b", {x, 0});
+    NodeId rc = chain("c", {ra, 0});
+    for (NodeId r : {rb, rc}) g.add_output({r, 0});
+    match::MatchResults mr = match::find_matches(g, rules, active, g.nodes(), accept_all, nullptr);
+    ASSERT_EQ(mr.found.size(), 3u);
+    auto match_of = [&](NodeId root) {
+      for (std::uint32_t i = 0; i < mr.found.size(); ++i)
+        if (mr.found[i].root == root) return i;
+      return ~0u;
+    };
+    for (tbb::task_arena* a : {static_cast<tbb::task_arena*>(nullptr), &arena}) {
+      rewrite::ApplyGroups groups;
+      ASSERT_TRUE(rewrite::group_matches(g, mr, constant_roots, a, groups, 0));
+      ASSERT_EQ(groups.size(), 2u) << "padding " << padding;
+      std::vector<std::uint32_t> group_of(3);
+      for (std::uint32_t k = 0; k < groups.size(); ++k)
+        for (std::uint32_t p = groups.starts[k]; p < groups.starts[k + 1]; ++p) group_of[groups.order[p]] = k;
+      EXPECT_EQ(group_of[match_of(ra)], group_of[match_of(rb)]) << "padding " << padding;
+      EXPECT_NE(group_of[match_of(ra)], group_of[match_of(rc)]) << "padding " << padding;
+      EXPECT_EQ(shared_nodes(groups, g), std::vector<NodeId>{ra}) << "padding " << padding;
     }
   }
 }
