@@ -69,17 +69,13 @@ class Groups {
   }
   /// After flatten() of every position.
   std::uint32_t root(std::uint32_t i) const { return parent_[i]; }
-  /// After flatten(), in ascending order of i: gives representative i (root(i) == i) its
-  /// group's number, stored in its own entry, which no find() reads any more.
-  void name(std::uint32_t i, std::uint32_t number) { parent_[i] = kNamed | number; }
-  /// The number of i's group, once its representative (the smallest position of its
-  /// set, so one before i or i itself) is named.
-  std::uint32_t group_of(std::uint32_t i) const {
-    const std::uint32_t p = parent_[i];
-    return (p & kNamed) ? p & ~kNamed : parent_[p] & ~kNamed;
-  }
-  /// Positions must stay below this bit (group() refuses larger rounds).
-  static constexpr std::uint32_t kNamed = 0x80000000u;
+  /// After flatten(), a representative's entry may hold a count instead of itself:
+  /// root() is then no longer valid for it, only for the other matches of its group.
+  void set_count(std::uint32_t i, std::uint32_t count) { parent_[i] = kCounted | count; }
+  bool counted(std::uint32_t i) const { return (parent_[i] & kCounted) != 0; }
+  std::uint32_t count(std::uint32_t i) const { return parent_[i] & ~kCounted; }
+  /// Positions and counts must stay below this bit (group() refuses larger rounds).
+  static constexpr std::uint32_t kCounted = 0x80000000u;
   void unite(std::uint32_t a, std::uint32_t b) {
     for (;;) {
       a = find(a);
@@ -109,7 +105,7 @@ template <class MatchAt>
 bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const MatchAt& match_at,
            std::span<const char> constant_roots, tbb::task_arena* arena, ApplyGroups& out, std::size_t threaded_from,
            std::span<std::uint32_t> lent) {
-  if (m >= Groups::kNamed) return false;
+  if (m >= Groups::kCounted) return false;
   std::vector<NodeId> inputs = g.inputs();
   std::sort(inputs.begin(), inputs.end());
   // A big round's loops run on the arena's threads, the node arrays' first touch among
@@ -228,12 +224,16 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
         NodeId n = e.nodes[r];
         if (n == kNoNode) continue;
         if (std::uint32_t h = slot(matcher[n]).load(std::memory_order_relaxed) & ~tag; h != i) groups.unite(i, h);
-        // A reader of n cares when n goes away (an interior node) or may stop or start
-        // being a constant (a root its rule allows to be one); else the two stay apart,
-        // and both may mark n side by side.
+        // A reader of the root cares when it may stop or start being a constant (a root
+        // its rule allows to be one); else the two stay apart, and both may mark it side
+        // by side. An interior node's readers need no look: its every use is inside the
+        // match (legality: a group_safe rule rejects interior nodes with outside uses),
+        // so a reader holds one of the match's nodes and joins its group through that
+        // node's slot.
+        if (r != 0) continue;
         const std::uint32_t rd = first_reader(n, e);
         if (rd == 0 || rd == kSelf) continue;
-        const bool joins = r != 0 || (constant_roots[f.rule] && is_constant(g, ValueRef{n, 0}));
+        const bool joins = constant_roots[f.rule] && is_constant(g, ValueRef{n, 0});
         if (rd == kFar)
           note_far(n, joins ? kRootJoins : kRootShares, i);
         else if (joins)
@@ -264,28 +264,39 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     }
   }
   own_slots = {};
-  // Numbered groups: groups in order of their first match, each in order. Flattened, the
-  // union-find's array points each match at its representative (its group's first
-  // match); each representative's own entry then becomes its group's number, so a match
-  // finds its group in two loads, and the only other arrays are a group's size and where
-  // its next match goes (a few entries a group, not one a match).
+  // A counting sort by representative: groups in order of their first match, each in
+  // order. Flattened, the union-find's array points each match at its representative
+  // (its group's first match), and each representative's own entry, which no find()
+  // reads any more, holds its group's count, then where the group's next match goes: no
+  // other array a match or a group (every array a round touches for the first time
+  // costs its page faults; the default 10^6-node graph has 10^5 groups).
   over_matches([&](std::size_t begin, std::size_t end) { groups.flatten(begin, end); });
-  std::vector<std::uint32_t> next;  // per group: its size, then where its next match goes
+  std::size_t n = 0;
   for (std::uint32_t i = 0; i < m; ++i) {
-    if (groups.root(i) == i) {
-      groups.name(i, static_cast<std::uint32_t>(next.size()));
-      next.push_back(1);
+    if (groups.root(i) == i) {  // a representative comes before its group's other matches
+      groups.set_count(i, 1);
+      ++n;
     } else {
-      ++next[groups.group_of(i)];
+      groups.set_count(groups.root(i), groups.count(groups.root(i)) + 1);
     }
   }
-  out.starts.assign(next.size() + 1, 0);
-  for (std::size_t k = 0; k < next.size(); ++k) {
-    out.starts[k + 1] = out.starts[k] + next[k];
-    next[k] = out.starts[k];
+  out.starts.resize(n + 1);
+  std::uint32_t sum = 0;
+  for (std::uint32_t i = 0, k = 0; i < m; ++i) {
+    if (!groups.counted(i)) continue;
+    const std::uint32_t size = groups.count(i);
+    out.starts[k++] = sum;
+    groups.set_count(i, sum);
+    sum += size;
   }
+  out.starts[n] = sum;
   out.order.resize(m);
-  for (std::uint32_t i = 0; i < m; ++i) out.order[next[groups.group_of(i)]++] = match_at(i);
+  for (std::uint32_t i = 0; i < m; ++i) {
+    const std::uint32_t r = groups.counted(i) ? i : groups.root(i);
+    const std::uint32_t at = groups.count(r);
+    out.order[at] = match_at(i);
+    groups.set_count(r, at + 1);
+  }
   return true;
 }
 
