@@ -190,7 +190,9 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   Groups groups(m);
   over_matches([&](std::size_t begin, std::size_t end) { groups.init(begin, end); });
   std::atomic<bool> refused{false};
+  out.order.resize(m);  // written by this pass first (UnfilledAllocator), by the sort at the end
   over_matches([&](std::size_t begin, std::size_t end) {
+    std::fill(out.order.begin() + static_cast<std::ptrdiff_t>(begin), out.order.begin() + static_cast<std::ptrdiff_t>(end), 0u);
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       match::EmbeddingView e = mr.embedding(mr.found[match_at(i)]);
       for (std::size_t r = 0; r < e.nodes.size(); ++r) {
@@ -281,6 +283,9 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     }
   }
   out.starts.resize(n + 1);
+  split(n + 1, [&](std::size_t begin, std::size_t end) {
+    std::fill(out.starts.begin() + static_cast<std::ptrdiff_t>(begin), out.starts.begin() + static_cast<std::ptrdiff_t>(end), 0u);
+  });
   std::uint32_t sum = 0;
   for (std::uint32_t i = 0, k = 0; i < m; ++i) {
     if (!groups.counted(i)) continue;
@@ -290,7 +295,6 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     sum += size;
   }
   out.starts[n] = sum;
-  out.order.resize(m);
   for (std::uint32_t i = 0; i < m; ++i) {
     const std::uint32_t r = groups.counted(i) ? i : groups.root(i);
     const std::uint32_t at = groups.count(r);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -25,12 +27,35 @@ namespace graphfuse::rewrite {
 /// the values its matched nodes read (docs/rewriter.md, "Applying in parallel").
 bool group_safe(const Rule& rule, bool calls_native);
 
+/// std::allocator whose resize() leaves new elements of a trivial type unwritten: the
+/// grouping's output arrays are first written by the threads that fill them, so their
+/// fresh pages are faulted in on those threads, side by side, not all on the calling
+/// thread by a zero fill that every element then overwrites.
+template <class T>
+struct UnfilledAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UnfilledAllocator<U>;
+  };
+  UnfilledAllocator() = default;
+  template <class U>
+  UnfilledAllocator(const UnfilledAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;  // default-initialized: no write for a trivial U
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 /// A round's matches in groups: `order` holds indices into MatchResults::found, group
 /// after group, each group in application order; group k is order[starts[k],
 /// starts[k+1]). Groups are numbered by their first match.
 struct ApplyGroups {
-  std::vector<std::uint32_t> order;
-  std::vector<std::uint32_t> starts;
+  std::vector<std::uint32_t, UnfilledAllocator<std::uint32_t>> order;
+  std::vector<std::uint32_t, UnfilledAllocator<std::uint32_t>> starts;
   std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
   /// Per node: whether two groups may write its marks side by side (one match matched it
   /// as a root, and another read it): only such a node needs its marks set atomically.
