@@ -3,6 +3,7 @@
 #include "rewrite/apply_groups.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -219,6 +220,15 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
     far.push_back({n, role, i});
   };
   over_matches([&](std::size_t begin, std::size_t end) {
+    // A leaf's first reader is the same for every match that reads it, but for the
+    // match that holds the consumer itself (kSelf), which is that reader. Neighbouring
+    // matches often read the same leaves (the wide graph's branches share a block's
+    // input, weights and bias), so the last few are kept: a repeat costs no walk.
+    struct Seen {
+      NodeId node = kNoNode;
+      std::uint32_t reader = 0;  // as first_reader() gives it, kSelf turned into its match
+    };
+    std::array<Seen, 16> seen{};
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       const match::Found& f = mr.found[match_at(i)];
       match::EmbeddingView e = mr.embedding(f);
@@ -245,9 +255,13 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
       }
       for (ValueRef v : e.values) {
         if (!v.valid() || contains(e, v.node)) continue;
-        const std::uint32_t rd = first_reader(v.node, e);
-        if (rd == kFar) note_far(v.node, kReader, i);
-        else if (rd != 0 && rd != kSelf) groups.unite(i, rd - 1);
+        Seen& last = seen[v.node % seen.size()];
+        if (last.node != v.node) {
+          const std::uint32_t rd = first_reader(v.node, e);
+          last = {v.node, rd == kSelf ? i + 1 : rd};
+        }
+        if (last.reader == kFar) note_far(v.node, kReader, i);
+        else if (last.reader != 0 && last.reader != i + 1) groups.unite(i, last.reader - 1);
       }
     }
   });
