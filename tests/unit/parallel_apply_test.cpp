@@ -25,6 +25,16 @@ namespace {
 
 OpType op(const char* n) { return OpType::intern(n); }
 
+/// Conv2D -> BiasAdd -> ReLU reading `in`, with a weight and a bias of its own (one match
+/// of the seed rule); node ids end in `k`. Returns the ReLU.
+NodeId seed_chain(Graph& g, const std::string& k, ValueRef in) {
+  NodeId w = g.add_node("w" + k, op("Const"));
+  NodeId b = g.add_node("b" + k, op("Const"));
+  NodeId c = g.add_node("c" + k, op("Conv2D"), {in, {w, 0}});
+  NodeId a = g.add_node("a" + k, op("BiasAdd"), {{c, 0}, {b, 0}});
+  return g.add_node("r" + k, op("ReLU"), {{a, 0}});
+}
+
 /// The nodes the grouping flagged shared.
 std::vector<NodeId> shared_nodes(const rewrite::ApplyGroups& groups, const Graph& g) {
   std::vector<NodeId> out;
@@ -364,15 +374,8 @@ TEST(ParallelApply, AOneUseLeafIsFoundThroughItsConsumer) {
   for (bool fork : {false, true}) {
     Graph g;
     NodeId x = g.add_input("x");
-    auto chain = [&](const std::string& k, ValueRef in) {
-      NodeId w = g.add_node("w" + k, op("Const"));
-      NodeId b = g.add_node("b" + k, op("Const"));
-      NodeId c = g.add_node("c" + k, op("Conv2D"), {in, {w, 0}});
-      NodeId a = g.add_node("a" + k, op("BiasAdd"), {{c, 0}, {b, 0}});
-      return g.add_node("r" + k, op("ReLU"), {{a, 0}});
-    };
-    NodeId r1 = chain("1", {x, 0});
-    NodeId r2 = chain("2", {r1, 0});
+    NodeId r1 = seed_chain(g, "1", {x, 0});
+    NodeId r2 = seed_chain(g, "2", {r1, 0});
     if (fork) g.add_output({g.add_node("t", op("Tanh"), {{r1, 0}}), 0});
     g.add_output({g.add_node("u", op("Tanh"), {{r2, 0}}), 0});
     match::MatchResults mr = match::find_matches(g, rules, active, g.nodes(), accept_all, nullptr);
@@ -408,17 +411,10 @@ TEST(ParallelApply, ReadersPastALongUseListAreGroupedTheSame) {
       for (int i = 0; i < padding; ++i) g.add_output({g.add_node(k + std::to_string(i), op("Tanh"), {{of, 0}}), 0});
     };
     pad("px", x);
-    auto chain = [&](const std::string& k, ValueRef in) {
-      NodeId w = g.add_node("w" + k, op("Const"));
-      NodeId b = g.add_node("b" + k, op("Const"));
-      NodeId c = g.add_node("c" + k, op("Conv2D"), {in, {w, 0}});
-      NodeId a = g.add_node("a" + k, op("BiasAdd"), {{c, 0}, {b, 0}});
-      return g.add_node("r" + k, op("ReLU"), {{a, 0}});
-    };
-    NodeId ra = chain("a", {x, 0});
+    NodeId ra = seed_chain(g, "a", {x, 0});
     pad("pr", ra);
-    NodeId rb = chain("b", {x, 0});
-    NodeId rc = chain("c", {ra, 0});
+    NodeId rb = seed_chain(g, "b", {x, 0});
+    NodeId rc = seed_chain(g, "c", {ra, 0});
     for (NodeId r : {rb, rc}) g.add_output({r, 0});
     match::MatchResults mr = match::find_matches(g, rules, active, g.nodes(), accept_all, nullptr);
     ASSERT_EQ(mr.found.size(), 3u);
