@@ -284,8 +284,8 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // order. Flattened, the union-find's array points each match at its representative
   // (its group's first match), and each representative's own entry, which no find()
   // reads any more, holds its group's count, then where the group's next match goes: no
-  // other array a match or a group (every array a round touches for the first time
-  // costs its page faults; the default 10^6-node graph has 10^5 groups).
+  // other array of a word per match or per group (every array a round touches for the
+  // first time costs its page faults; the default 10^6-node graph has 10^5 groups).
   over_matches([&](std::size_t begin, std::size_t end) { groups.flatten(begin, end); });
   std::size_t n = 0;
   for (std::uint32_t i = 0; i < m; ++i) {
