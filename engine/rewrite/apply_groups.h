@@ -86,7 +86,7 @@ inline constexpr std::size_t kThreadedGroupingFrom = 65536;
 /// the other writes.
 /// The matches must be legal ones (rewrite/legality.h), as the matcher hands the driver:
 /// an interior node's every use is then inside its match, so a match that reads it
-/// holds one of that match's nodes, and the grouping looks up only the roots' readers.
+/// holds one of that match's nodes, and the grouping looks up only roots' and leaves' readers.
 /// Returns false when the matches cannot be grouped so (a matched node that is a graph
 /// input: removing it edits the graph's input list); the round is then applied in order.
 /// `constant_roots[rule]`: root_can_be_constant() of each rule.
