@@ -1,4 +1,4 @@
-// The YAML/JSON graph schema of DESIGN.md -> GraphBuilder -> Graph, errors at the values'
+// The YAML/JSON graph schema (docs/graph-formats.md) -> GraphBuilder -> Graph, errors at the values'
 // positions.
 #include "graph_doc_read.h"
 

@@ -1,4 +1,4 @@
-// Legality of a match per DESIGN.md, decided read-only (it runs inside parallel matching).
+// Legality of a match (docs/rules.md#legality-why-a-match-may-still-not-be-rewritten), decided read-only (it runs inside parallel matching).
 #pragma once
 
 #include <cstdint>

@@ -204,7 +204,7 @@ struct RewriteReport {
 /// Each round matches every candidate (in parallel, read-only), orders the legal matches
 /// by (benefit desc, rule order, root's topological position), and applies them greedily,
 /// skipping any that overlap a match already applied in the round. Legality follows
-/// DESIGN.md: interior nodes have no use outside the match and are not graph outputs;
+/// the rules of docs/rules.md: interior nodes have no use outside the match and are not graph outputs;
 /// the root may have any consumers; the final replacement node takes over the root's
 /// NodeId, id and outputs. Created nodes carry attribute `_rule` = the rule's name.
 ///
