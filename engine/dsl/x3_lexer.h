@@ -90,7 +90,7 @@ struct ParseState {
   Pos pos(It it) const {
     // Positions are asked for front to back, so the line of the last one (or the next)
     // almost always holds this one: O(1) a token, where a binary search over a 10^6-line
-    // file's line starts cost 20 steps each (issue 18: load time per node grew with size).
+    // file's line starts cost 20 steps each, and load time per node grew with the file.
     std::size_t l = hint_;
     if (line_starts[l] <= it && (l + 1 == line_starts.size() || it < line_starts[l + 1])) return at_(l, it);
     if (l + 1 < line_starts.size() && line_starts[l + 1] <= it &&

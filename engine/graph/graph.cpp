@@ -309,9 +309,8 @@ void Graph::remove_(NodeId n, Removals* into) {
   // block in the dead record (up to three inputs there is no block). That block came from
   // the loading thread's heap; a thread freeing it puts it on that heap's shared lists
   // once its own cache of freed blocks is full, and the loading thread's lane allocates
-  // and frees on the same lists: the two applying threads then paid about 1.3x a rewrite
-  // (docs/performance.md, "The two threads measured one by one"). It is freed with the
-  // graph (or by compact()).
+  // and frees on the same lists, so the two applying threads would contend for them. It is
+  // freed with the graph (or by compact()).
   if (into) nd.inputs.clear();
   else nd.inputs = InputList();
   nd.outputs.clear();
@@ -400,7 +399,7 @@ void Graph::validate() const {
     // Each use must name an input slot that reads n, and no slot twice; with as many
     // uses in all as used slots, every slot then has its use. (Searching the producer's
     // list for each slot instead cost O(fan-out) per edge: minutes at 10^6 nodes around
-    // one shared constant, issue 18.)
+    // one shared constant.)
     for (Use u : uses(n)) {
       if (!alive(u.node) || u.slot >= node(u.node).inputs.size() || node(u.node).inputs[u.slot].node != n)
         throw node_error(nd, "use lists out of sync with inputs");

@@ -3,14 +3,11 @@
 //
 // Why they are asked for, not taken: each 4 KB page a process touches for the first time
 // costs a page fault, and a 2 MB page is one fault for 512 of them, so where the memory
-// behind a huge page is cheap to get, huge pages save most of a load's faults (on an
-// earlier 2-vCPU VM, 128 MB advised as huge pages took 7-10 ms to populate shortly after
-// another run, against 186-277 ms in small pages). But a VM whose balloon hands free
+// behind a huge page is cheap to get, huge pages save most of a load's faults. But a VM whose balloon hands free
 // memory back to its host (free page reporting, in blocks of 2 MB and more) must back a
 // huge page again before the guest can zero it, and a huge page needs just such a free
-// block: on the 2-vCPU VM of docs/performance.md, 256 MB took 645-670 ms in huge pages
-// after 90 s idle (and 27-39 ms back to back), against 101-120 ms in small pages either
-// way; a one-shot command meets the idle case. So huge pages are off until
+// block, which after idle costs several times the small pages it replaces; a one-shot
+// command meets the idle case. So huge pages are off until
 // reserve_huge_page_heap() (graphfuse/process_memory.h) turns them on, for the heap and
 // these arrays together.
 //

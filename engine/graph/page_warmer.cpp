@@ -19,9 +19,7 @@ constexpr std::size_t kStep = std::size_t{1} << 20;
 
 /// Reads a byte of each page that [from, to) touches, each inside [from, to): the pages at
 /// the ends hold other objects, which are not ours to read. Populated pages are mapped in
-/// the kernel's tables, but on some virtual machines (a 2-vCPU Firecracker guest measured:
-/// 128 MB populated in 22 ms, then 160 ms for the first write to each of its pages, 1 ms
-/// for the second) the first access from user space still stops for the hypervisor; a
+/// the kernel's tables, but on some virtual machines the first access from user space still stops for the hypervisor; a
 /// read is enough to take that stop here rather than in the loader. The loads are atomic
 /// and their values unused: the loader may be writing the same bytes.
 void touch(std::uintptr_t from, std::uintptr_t to, std::uintptr_t page) {

@@ -36,7 +36,7 @@ namespace graphfuse {
 /// block of one use behind (about 4 MB of fresh memory, 1,000 page faults, in a round
 /// fusing 10^5 chains), and the list behind a pointer for good.
 ///
-/// Every operation is O(1) amortized whatever the number of uses (issue 18: a shape
+/// Every operation is O(1) amortized whatever the number of uses (a shape
 /// constant or a scalar read by every Add of a model has 10^5..10^7 uses, and an erase
 /// that searched and shifted the list was paid once per edge, making loads and rewrites
 /// quadratic). Up to kIndexFrom uses, the list is a plain array: erase searches and
@@ -100,7 +100,7 @@ struct HotRecord {
   bool alive = false;
   // In the padding: is an output of the node a graph output / is the node a graph input?
   // They make has_graph_output(), is_output() and remove_node() O(1) for other nodes
-  // rather than a scan of the graph's output and input lists per call (issue 18).
+  // rather than a scan of the graph's output and input lists per call.
   bool output = false;
   bool input = false;
 };

@@ -4,9 +4,8 @@
 // block is faulted in at once, whether or not the array's user ever touches it. calloc
 // knows when a block is fresh from the kernel (already zero) and does not write it; its
 // pages are then faulted in only where the array is used. On a VM each first touch of a
-// page costs a hypervisor fault (about 10 us on the 2-vCPU VM of docs/performance.md),
-// so a 4 MB array of a 10^6-node graph that a round stamps in a few places cost ~10 ms
-// of one thread when zeroed whole. Where calloc reuses freed memory it clears it, as
+// page costs a hypervisor fault, so zeroing a whole per-node array that a round stamps
+// in a few places costs one thread a fault per page for nothing. Where calloc reuses freed memory it clears it, as
 // resize would; nothing is ever slower than the vector.
 #pragma once
 

@@ -2,7 +2,7 @@
 // element of `nodes` at a time) straight into the graph when the file is producers-first
 // (InOrderDocReader), or into GraphBuilder (GraphDocReader) when the in-order build gives
 // up. Anything else, and every error, reads the text as before: yaml-cpp's whole document
-// copied into a DocTree (under issue 16's alias bound), then the schema reader shared with
+// copied into a DocTree (under the alias bound of docs/limits.md), then the schema reader shared with
 // JSON (graph_doc_read.h), so graphs and messages stay that reading's. A .json file name
 // goes to the JSON reader instead.
 #include <yaml-cpp/depthguard.h>

@@ -5,7 +5,7 @@
 // styles, tags and positions, so the schema readers see no difference.
 //
 // It reads only documents whose tree copy it can promise: it gives up (ReadWhole) on an
-// alias (the copy expands those, under issue 16's bound), a top-level value that is no
+// alias (the copy expands those, under the alias bound of docs/limits.md), a top-level value that is no
 // mapping of the schema's keys (nodes, inputs, outputs, properties, each once), a `nodes`
 // that is no list, and a document past the copy's value bound. The caller then reads the
 // text whole, which reports what is wrong exactly as before.

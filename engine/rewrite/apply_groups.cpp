@@ -137,8 +137,7 @@ bool group(const Graph& g, const match::MatchResults& mr, std::size_t m, const M
   // by a few matches at the end of a long list) is noted instead, and its readers are
   // united after the pass, sorted by node; that list is empty on common graphs.
   //
-  // Every array here that a round would take fresh costs its page faults (10 us a page
-  // on a VM: docs/performance.md), so the grouping avoids new memory:
+  // Every array here that a round would take fresh costs its page faults (dear on a VM), so the grouping avoids new memory:
   // - The matcher slots are lent words where the caller has them (group_matches: the
   //   driver's marks), tagged so that the lender can tell them from its own; else an
   //   array of the grouping's own. Either way a slot is read only where this round wrote

@@ -657,10 +657,9 @@ bool Driver::apply_in_order(const match::MatchResults& mr, const std::vector<Key
   ApplyLane& lane = *lanes_[0];
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (opt_.progress && (i & 4095) == 4095) notify(round, RewriteProgress::Phase::Apply, i, keys.size(), rs.candidates);
-    // No software prefetch of the matches ahead. Measured (docs/performance.md): their
-    // node and hot records 16 matches ahead, no faster; with their input lists too (which
-    // loads the records to find the lists), 7% slower. For a next try: GCC deletes a loop
-    // whose body is only __builtin_prefetch calls (-ffinite-loops), as it did to the last one.
+    // No software prefetch of the matches ahead: the records of the next matches are
+    // already overlapped by the processor, and loading them early to find their input
+    // lists costs more than it saves.
     if (opt_.gate) gate_detail_ = verdicts_[keys[i].idx].detail;
     if (!apply_match(lane, mr, mr.found[keys[i].idx], round)) continue;
     if (opt_.gate) stats(mr.found[keys[i].idx].rule).saving += verdicts_[keys[i].idx].saving;
@@ -692,9 +691,9 @@ bool Driver::parallel_round(const match::MatchResults& mr) const {
 // groups does not matter (each group is applied in order, the groups side by side), so
 // each group needs only the order of its own matches, the order apply_in_order would
 // apply them in. A group's matches arrive in `found` order and are sorted stably by the
-// same Key, as the whole round is in order(): the same order, tie for tie. On the wide
-// 10^6-node graph that spares the round's 282,406 Keys and the radix sort's second copy
-// (13.6 MB of fresh memory, 5-6 ms) for sorts of 24 matches a group.
+// same Key, as the whole round is in order(): the same order, tie for tie. It spares the
+// round's whole array of Keys and the radix sort's second copy, fresh memory each round,
+// for many small sorts.
 bool Driver::group_round(const match::MatchResults& mr) {
   // The marks lend the grouping its per-node matcher slots (apply_groups.h): memory the
   // driver has already, where slots of the grouping's own were 4 MB of fresh pages a

@@ -63,7 +63,7 @@ int check_legal(const Graph& g, const match::CompiledRule& rule, const match::Em
     // Rare (one node in thousands is an output), so the full check runs only here.
     if (is_output[r] && output_takeover(g, rule, e).block != OutputBlock::None) return code(RejectReason::ErasedOutput);
     // When the pattern names every output, all uses are rewired: nothing to count (a
-    // per-port count scans the node's uses, O(fan-out) per match, issue 18).
+    // per-port count scans the node's uses, O(fan-out) per match).
     if (p.root_outputs[i] >= g.node(r).outputs.size()) continue;
     std::size_t named = 0;
     for (std::uint32_t port = 0; port < p.root_outputs[i]; ++port) named += g.use_count(ValueRef{r, port});

@@ -69,7 +69,7 @@ std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {
   Tensor y = alloc_f32(ys);  // zero-filled
   // Nothing to multiply: an empty output (a batch, M or N of 0) or K = 0 (each element an
   // empty sum, 0). Handled here for both sets: oneDNN ran an M x N product into the empty
-  // buffer of a 0 batch (heap corruption, issue 16), and 0-sized descriptors are invalid.
+  // buffer of a 0 batch (heap corruption), and 0-sized descriptors are invalid.
   if (y.num_elements() == 0 || s.k == 0) return {y};
   impl(s, f32(a, "A"), f32(b, "B"), nullptr, mut<float>(y), 
        c.is_const(1) ? std::shared_ptr<const void>(b.data) : nullptr);

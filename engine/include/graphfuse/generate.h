@@ -39,7 +39,7 @@ struct GenerateOptions {
 /// are summed by a tree of Adds into the next block's x.
 Graph generate_cnn_graph(const GenerateOptions& opt);
 
-/// The fan-out shapes (issue 18): a few values read by a large share of the graph.
+/// The fan-out shapes: a few values read by a large share of the graph.
 enum class FanoutForm {
   /// `chains` chains of Mul(prev, 1) -> Add(., 0) -> Add(., x) -> Xor(., k) (int64
   /// scalars), every chain reading the same inputs x and k and the same constants 1 and

@@ -21,9 +21,8 @@ struct MemoryRetention {
 /// megabytes between phases. Handed back, each one is a `munmap`, which flushes the TLBs of
 /// every CPU running the process, and the next buffer comes as fresh pages, each faulted in
 /// again. On virtual machines whose hypervisor shadows the guest's page tables, one such
-/// unmap can cost the whole working set its mappings (every page of a warm 128 MB array
-/// faulted again: 105-164 ms measured, in 3 of 6 tries), one reason why single rewrites of
-/// the same graph took 120 ms one run and 300 ms the next. Kept, the memory is reused warm.
+/// unmap can cost the whole working set its mappings (every page of a warm array faulted
+/// again), so the same rewrite can take twice as long from one run to the next. Kept, the memory is reused warm.
 ///
 /// The cost: the process's resident size does not shrink when a graph is destroyed, so a
 /// long-lived program that loads one huge graph and then stays small should not call it.
@@ -51,11 +50,9 @@ inline constexpr std::size_t kMaxHugePageHeapBytes = std::size_t{3} << 29;
 /// Without it, the process uses small pages throughout (the library never turns huge
 /// pages on by itself). Whether they pay depends on what the memory behind a 2 MB page
 /// costs: where it is at hand (bare metal; a VM run after run) a big graph's load and
-/// rewrite fault once per 2 MB instead of 512 times (an earlier 2-vCPU VM: the 10^6-node
-/// .gfb load 127-131 ms instead of 240-302 back to back). On a VM whose balloon hands free
-/// memory back to the host, the host must back every huge page again: the 10^6-node JSON
-/// load after 90 s idle took 580-653 ms with huge pages and 287-408 ms without, and 256 MB
-/// touched after idle 645-670 ms against 101-120 (docs/performance.md). The cost besides:
+/// rewrite fault once per 2 MB instead of 512 times. On a VM whose balloon hands free
+/// memory back to the host, the host must back every huge page again, and a
+/// run after idle is then slower with them than without. The cost besides:
 /// memory is resident 2 MB at a time, so a process's peak grows by a few MB (6-24 MB for
 /// the 10^6-node graphs, 2-9%). Process-wide and not undone; the `graphfuse` command and
 /// the benchmarks call it after retain_freed_memory() when GRAPHFUSE_HUGE_PAGES asks for it
