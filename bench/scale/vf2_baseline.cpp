@@ -5,14 +5,19 @@
 #include <algorithm>
 #include <boost/graph/vf2_sub_graph_iso.hpp>
 
-#include "graph/storage.h"
+#include "graphfuse/boost_graph.h"
 
 namespace graphfuse::bench {
 
 namespace {
 
+/// A pattern edge: output `port` of the producer into input `slot` of the consumer.
+struct PatternEdge {
+  std::uint32_t port = 0;
+  std::uint32_t slot = 0;
+};
 using PatternGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                           PatternNode, EdgeLabel>;
+                                           PatternNode, PatternEdge>;
 
 }  // namespace
 
@@ -48,20 +53,20 @@ std::optional<PatternShape> pattern_shape(const match::MatchProgram& p, std::str
   return s;
 }
 
-std::vector<NodeId> vf2_roots(const BoostGraph& big, const PatternShape& shape) {
+std::vector<NodeId> vf2_roots(const Graph& big, const PatternShape& shape) {
   PatternGraph pat;
   for (const PatternNode& n : shape.nodes) boost::add_vertex(n, pat);
-  for (const auto& e : shape.edges) boost::add_edge(e.from, e.to, EdgeLabel{e.port, e.slot}, pat);
+  for (const auto& e : shape.edges) boost::add_edge(e.from, e.to, PatternEdge{e.port, e.slot}, pat);
 
-  auto same_vertex = [&](PatternGraph::vertex_descriptor pv, BoostGraph::vertex_descriptor gv) {
-    const VertexLabel& v = big[gv];
-    if (!v.alive) return false;
+  auto same_vertex = [&](PatternGraph::vertex_descriptor pv, NodeId gv) {
+    if (!big.alive(gv)) return false;
+    const Node& v = big.node(gv);
     const PatternNode& pn = pat[pv];
-    if (pn.arity >= 0 && v.arity != static_cast<std::uint32_t>(pn.arity)) return false;
+    if (pn.arity >= 0 && v.inputs.size() != static_cast<std::size_t>(pn.arity)) return false;
     return pn.ops.empty() || std::find(pn.ops.begin(), pn.ops.end(), v.op) != pn.ops.end();
   };
-  auto same_edge = [&](PatternGraph::edge_descriptor pe, BoostGraph::edge_descriptor ge) {
-    return pat[pe].src_port == big[ge].src_port && pat[pe].dst_slot == big[ge].dst_slot;
+  auto same_edge = [&](PatternGraph::edge_descriptor pe, GraphEdge ge) {
+    return pat[pe].port == ge.port && pat[pe].slot == ge.slot;
   };
   std::vector<NodeId> roots;
   auto found = [&](auto small_to_big, auto /*big_to_small*/) {

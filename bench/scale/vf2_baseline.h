@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "graph/storage.h"
 #include "graphfuse/graph.h"
 #include "match/program.h"
 
@@ -32,9 +31,8 @@ struct PatternShape {
 std::optional<PatternShape> pattern_shape(const match::MatchProgram& p, std::string* why);
 
 /// The graph nodes that some embedding maps the pattern's root to, found by
-/// boost::vf2_subgraph_mono over a Boost snapshot of the graph (boost_snapshot() in
-/// engine/graph/storage.h) with a port-aware edge predicate and an op-type and arity
+/// boost::vf2_subgraph_mono over the live graph (graphfuse/boost_graph.h) with a port-aware edge predicate and an op-type and arity
 /// vertex predicate. Sorted, without duplicates.
-std::vector<NodeId> vf2_roots(const BoostGraph& big, const PatternShape& shape);
+std::vector<NodeId> vf2_roots(const Graph& big, const PatternShape& shape);
 
 }  // namespace graphfuse::bench

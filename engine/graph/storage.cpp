@@ -272,22 +272,5 @@ std::vector<std::span<std::byte>> records::unfilled_records(Graph& g, std::size_
   return out;
 }
 
-// ---- Boost snapshot ---------------------------------------------------------------
-
-BoostGraph boost_snapshot(const Graph& g) {
-  BoostGraph b(g.capacity());
-  for (NodeId n = 0; n < g.capacity(); ++n) {
-    if (!g.alive(n)) continue;
-    const Node& nd = g.node(n);
-    b[n] = VertexLabel{nd.op, static_cast<std::uint32_t>(nd.inputs.size()), true};
-  }
-  // Out-edges in use order, as Graph::uses() lists them.
-  for (NodeId n = 0; n < g.capacity(); ++n) {
-    if (!g.alive(n)) continue;
-    for (Use u : g.uses(n))
-      boost::add_edge(n, u.node, EdgeLabel{g.node(u.node).inputs[u.slot].port, u.slot}, b);
-  }
-  return b;
-}
 
 }  // namespace graphfuse

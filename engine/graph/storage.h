@@ -1,16 +1,16 @@
 // Graph storage: nodes in chunks that never move, hot records (use lists, op, liveness)
-// apart from cold node data, an open-addressing id index, and a Boost.Graph snapshot.
+// apart from cold node data, and an open-addressing id index.
 //
 // Why not boost::adjacency_list (the first design): with bidirectional edges it keeps
 // every edge in a std::list plus an entry in two vectors (about 90 bytes an edge), holds
 // vertices in one vector that triples the memory while it grows, and duplicates what
 // Node::inputs already says. A million-node graph needed ~630 bytes a node; this layout
-// needs about a third of that. Boost's algorithms still run on boost_snapshot().
+// needs about a third of that. Boost's algorithms run on this storage directly, through
+// the graph_traits adapter of graphfuse/boost_graph.h.
 #pragma once
 
 #include <algorithm>
 #include <bit>
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -389,26 +389,5 @@ inline OpType op(const Graph& g, NodeId n) { return g.storage().hot[n].op; }
 /// in the order a loader fills it (a PageWarmer's spans).
 std::vector<std::span<std::byte>> unfilled_records(Graph& g, std::size_t upto);
 }  // namespace records
-
-/// Edge label of the Boost snapshot: the producer's output port and the consumer's
-/// input slot, so that Boost's algorithms stay port-aware.
-struct EdgeLabel {
-  std::uint32_t src_port = 0;
-  std::uint32_t dst_slot = 0;
-};
-
-/// Vertex label of the Boost snapshot.
-struct VertexLabel {
-  OpType op;
-  std::uint32_t arity = 0;  ///< number of input slots (absent inputs included)
-  bool alive = false;       ///< removed nodes stay as isolated, dead vertices
-};
-
-using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                         VertexLabel, EdgeLabel>;
-
-/// A Boost.Graph copy of g for Boost's algorithms (the VF2 oracle): vertex i is NodeId
-/// i, one edge per used input slot, out-edges in use order.
-BoostGraph boost_snapshot(const Graph& g);
 
 }  // namespace graphfuse

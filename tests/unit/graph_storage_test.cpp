@@ -251,27 +251,6 @@ TEST(GraphStorage, TopologicalOrderOfAGeneratedGraph) {
   EXPECT_LE(g.storage().attrs.size(), 32u);
 }
 
-TEST(GraphStorage, BoostSnapshotMatchesTheGraph) {
-  Graph g = generate_cnn_graph(GenerateOptions{2000, 5, true});
-  g.remove_node(g.add_node("extra", op("Relu"), {{g.inputs()[0], 0}}));  // a dead vertex
-  BoostGraph b = boost_snapshot(g);
-  EXPECT_EQ(boost::num_vertices(b), g.capacity());
-  std::size_t edges = 0;
-  for (NodeId n : g.nodes()) {
-    for (ValueRef v : g.node(n).inputs) edges += v.valid();
-    EXPECT_EQ(boost::in_degree(n, b), g.node(n).inputs.size());
-    EXPECT_EQ(b[n].op, g.node(n).op);
-  }
-  EXPECT_EQ(boost::num_edges(b), edges);
-  EXPECT_FALSE(b[g.capacity() - 1].alive);
-  auto [it, end] = boost::in_edges(*g.find("n3"), b);
-  for (; it != end; ++it) {
-    ValueRef v = g.node(*g.find("n3")).inputs[b[*it].dst_slot];
-    EXPECT_EQ(v.node, boost::source(*it, b));
-    EXPECT_EQ(v.port, b[*it].src_port);
-  }
-}
-
 TEST(GraphStorage, BulkLoadIndexesAtTheEnd) {
   Graph g;
   g.add_input("x");

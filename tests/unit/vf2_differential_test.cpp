@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "graphfuse/boost_graph.h"
 #include "graphfuse/rules.h"
 #include "match/program.h"
 #include "match/vm.h"
@@ -187,16 +188,15 @@ std::set<Key> vm_embeddings(const RuleSet& rs, const Graph& g) {
   return out;
 }
 
-// ---- the oracle: VF2 on op nodes, then an exact check of slots, leaves and k ---------
-struct VP {
-  std::string op;
-  int arity = 0;
-  std::optional<std::int64_t> k;
-};
+// ---- the oracle: VF2 on the live graph (graphfuse/boost_graph.h), then an exact check of
+// slots, leaves and k. The pattern is a small Boost graph with one edge per (port, slot),
+// like the live graph's edges, so both are multigraphs and VF2 maps each pattern edge to a
+// distinct graph edge.
 struct EP {
-  std::vector<std::pair<int, int>> labels;  // (output port, input slot), parallel edges merged
+  int port = 0;
+  int slot = 0;
 };
-using BG = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VP, EP>;
+using BG = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, EP>;
 
 bool k_ok(const PNodeSpec& s, const std::optional<std::int64_t>& k) {
   switch (s.k) {
@@ -211,55 +211,30 @@ bool k_ok(const PNodeSpec& s, const std::optional<std::int64_t>& k) {
 }
 
 std::set<Key> oracle_embeddings(const std::vector<PNodeSpec>& pat, const Graph& g) {
-  std::vector<NodeId> ids = g.nodes();
-  std::map<NodeId, std::size_t> index;
-  BG big(ids.size()), small(pat.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    index[ids[i]] = i;
-    const Node& n = g.node(ids[i]);
-    const auto* k = n.attrs.get_if<std::int64_t>("k");
-    big[i] = VP{std::string(n.op.name()), static_cast<int>(n.inputs.size()), k ? std::optional(*k) : std::nullopt};
-  }
-  auto add = [](BG& bg, std::size_t from, std::size_t to, int port, int slot) {
-    auto [e, found] = boost::edge(from, to, bg);
-    if (!found) e = boost::add_edge(from, to, bg).first;
-    bg[e].labels.emplace_back(port, slot);
-  };
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto& ins = g.node(ids[i]).inputs;
-    for (std::size_t s = 0; s < ins.size(); ++s)
-      add(big, index[ins[s].node], i, static_cast<int>(ins[s].port), static_cast<int>(s));
-  }
+  BG small(pat.size());
   for (std::size_t i = 0; i < pat.size(); ++i)
     for (std::size_t s = 0; s < pat[i].args.size(); ++s)
       if (pat[i].args[s].kind == PArg::Node)
-        add(small, static_cast<std::size_t>(pat[i].args[s].node), i, pat[i].args[s].port, static_cast<int>(s));
-  auto vertex_eq = [&](std::size_t p, std::size_t b) {
+        boost::add_edge(static_cast<std::size_t>(pat[i].args[s].node), i,
+                        EP{pat[i].args[s].port, static_cast<int>(s)}, small);
+  auto vertex_eq = [&](std::size_t p, NodeId b) {
+    if (!g.alive(b)) return false;
     const PNodeSpec& s = pat[p];
-    bool op = s.ops.empty() || std::find(s.ops.begin(), s.ops.end(), big[b].op) != s.ops.end();
-    return op && s.arity == big[b].arity && k_ok(s, big[b].k);
+    const Node& n = g.node(b);
+    const std::string op(n.op.name());
+    bool op_ok = s.ops.empty() || std::find(s.ops.begin(), s.ops.end(), op) != s.ops.end();
+    const auto* k = n.attrs.get_if<std::int64_t>("k");
+    return op_ok && s.arity == static_cast<int>(n.inputs.size()) && k_ok(s, k ? std::optional(*k) : std::nullopt);
   };
-  auto edge_eq = [&](BG::edge_descriptor pe, BG::edge_descriptor be) {
-    const auto& want = small[pe].labels;
-    const auto& have = big[be].labels;
-    if (pat[boost::target(pe, small)].commutative()) {  // slots are free: compare ports as multisets
-      std::multiset<int> h;
-      for (auto [port, slot] : have) h.insert(port);
-      for (auto [port, slot] : want) {
-        auto it = h.find(port);
-        if (it == h.end()) return false;
-        h.erase(it);
-      }
-      return true;
-    }
-    for (const auto& l : want)
-      if (std::find(have.begin(), have.end(), l) == have.end()) return false;
-    return true;
+  auto edge_eq = [&](BG::edge_descriptor pe, GraphEdge be) {
+    if (small[pe].port != static_cast<int>(be.port)) return false;
+    // A commutative consumer's slots are free (every slot order is tried below).
+    return pat[boost::target(pe, small)].commutative() || small[pe].slot == static_cast<int>(be.slot);
   };
   std::set<Key> out;
   auto found = [&](auto&& f, auto&&) {
     std::vector<NodeId> m(pat.size());
-    for (std::size_t i = 0; i < pat.size(); ++i) m[i] = ids[get(f, i)];
+    for (std::size_t i = 0; i < pat.size(); ++i) m[i] = static_cast<NodeId>(get(f, i));
     for (std::size_t i = 0; i < pat.size(); ++i)
       if (pat[i].k == PNodeSpec::K::SameAs) {
         const auto* a = g.node(m[i]).attrs.get_if<std::int64_t>("k");
@@ -296,7 +271,7 @@ std::set<Key> oracle_embeddings(const std::vector<PNodeSpec>& pat, const Graph& 
     assign(0);
     return true;
   };
-  boost::vf2_subgraph_mono(small, big, found, boost::vertex_order_by_mult(small),
+  boost::vf2_subgraph_mono(small, g, found, boost::vertex_order_by_mult(small),
                            boost::edges_equivalent(edge_eq).vertices_equivalent(vertex_eq));
   return out;
 }
