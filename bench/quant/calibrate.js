@@ -14,7 +14,7 @@ async function main() {
   const [model, specFile, outFile] = process.argv.slice(2);
   if (!outFile) { console.error('usage: node calibrate.js MODEL.onnx SPEC.json OUT.json'); process.exit(2); }
   const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
-  const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'disabled', intraOpNumThreads: 1 });
+  const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, logSeverityLevel: 3 });
   const ranges = {};
   for (const run of spec.runs) {
     const feeds = {};

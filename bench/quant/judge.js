@@ -20,7 +20,7 @@ async function main() {
   const result = {};
   const sessions = [];
   for (const r of spec.runs) {
-    const opts = { graphOptimizationLevel: r.level, intraOpNumThreads: 1, interOpNumThreads: 1 };
+    const opts = { graphOptimizationLevel: r.level, intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 };
     if (r.optimized) opts.optimizedModelFilePath = r.optimized;
     let s;
     try {

@@ -56,10 +56,14 @@ def main():
     ap.add_argument("--work", default="/tmp/graphfuse-quant")
     ap.add_argument("--float", help="directory of the float models, timed beside")
     ap.add_argument("--json", help="write every figure here too")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless, for every file, ORT at extended makes at least as many of each "
+                         "quantized op on graphfuse's output as on the original, and graphfuse's output "
+                         "agrees with the reference no worse than ORT's own fusion (+1e-6)")
     a = ap.parse_args()
     rules = a.rules or ["rules/onnx"]
     os.makedirs(a.work, exist_ok=True)
-    rows, everything = [], {}
+    rows, everything, failures = [], {}, 0
     for model in a.models:
         base = os.path.basename(model)[:-len(".onnx")]
         w = os.path.join(a.work, base)
@@ -125,6 +129,8 @@ def main():
                     f"{fmt_counts(fig['gf_ext'])} | {e('ort_ext')} | {e('gf_dis')} | {e('gf_ext')} | "
                     f"{ms('float_ext')} | {ms('ort_ext')} | {ms('gf_dis')} | {ms('gf_ext')} |")
         print(rows[-1], flush=True)
+        if a.check:
+            failures += check(base, fig)
     print("| file | graphfuse | ORT ext on original | ORT ext on graphfuse | err ORT ext | err gf@disabled | "
           "err gf@ext | ms float@ext | ms orig@ext | ms gf@disabled | ms gf@ext |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -132,6 +138,27 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(everything, f, indent=1)
+    if a.check and (failures or len(everything) != len(a.models)):
+        print(f"FAILED: {failures} checks, {len(a.models) - len(everything)} files not measured")
+        sys.exit(1)
+
+
+def check(base, fig):
+    bad = []
+    before, after = fig["ort_ext"] or {}, fig["gf_ext"] or {}
+    for op, n in before.items():
+        if after.get(op, 0) < n:
+            bad.append(f"ORT makes {after.get(op, 0)} {op} on graphfuse's output, {n} on the original")
+    ref = fig.get("err_ort_ext")
+    for k in ("gf_dis", "gf_ext"):
+        e = fig.get("err_" + k)
+        if not isinstance(e, float) or not isinstance(ref, float):
+            bad.append(f"{k}: no result ({e if not isinstance(e, float) else ref})")
+        elif e > ref + 1e-6:
+            bad.append(f"{k}: relative error {e:.6f} above ORT's own fusion's {ref:.6f}")
+    for b in bad:
+        print(f"FAIL {base}: {b}")
+    return len(bad)
 
 
 if __name__ == "__main__":

@@ -405,9 +405,22 @@ class Evaluator {
         return !decides;
       }
       case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
+      case Fn::InQdqUnit: return in_qdq_unit(value(a[0]));
       case Fn::Native: return native(t);
     }
     return std::nullopt;
+  }
+
+  // A node is inside a quantized unit when it reads a DequantizeLinear or feeds a
+  // QuantizeLinear: the runtime fuses the unit into an integer kernel, which a float fusion
+  // cutting through it would prevent (issue 44; docs/quantization.md).
+  bool in_qdq_unit(ValueRef v) const {
+    if (!v.valid() || !g_.alive(v.node)) return false;
+    for (ValueRef in : g_.node(v.node).inputs)
+      if (in.valid() && g_.op(in.node).local_name() == "DequantizeLinear") return true;
+    for (const Use& u : g_.uses(v.node))
+      if (g_.op(u.node).local_name() == "QuantizeLinear") return true;
+    return false;
   }
 
   std::optional<bool> boolean(const Term& t) const {

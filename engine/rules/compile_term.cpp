@@ -46,6 +46,7 @@ const std::vector<Builtin>& builtins() {
       {"repeat", Fn::Repeat, {ArgKind::Any, ArgKind::Any}},
       {"add", Fn::Add, {ArgKind::Any, ArgKind::Any}},
       {"sub", Fn::Sub, {ArgKind::Any, ArgKind::Any}},
+      {"in_qdq_unit", Fn::InQdqUnit, {ArgKind::Value}},
   };
   return b;
 }
