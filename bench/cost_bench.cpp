@@ -265,9 +265,10 @@ void whole_graphs(const std::vector<WholeGraph>& graphs, const std::shared_ptr<c
     RewriteOptions o;
     o.only_rules = w.only;
     o.threads = 1;
-    gk::rewrite_and_fold(greedy, *w.rules, o, fold);
+    gk::ReferenceFolder folder(fold);
+    rewrite_and_fold(greedy, *w.rules, o, &folder);
     o.gate = make_target_gate(model);
-    RewriteReport rep = gk::rewrite_and_fold(gated, *w.rules, o, fold);
+    RewriteReport rep = rewrite_and_fold(gated, *w.rules, o, &folder);
     std::size_t declined = 0;
     for (const RuleStats& s : rep.rules)
       for (const auto& [why, k] : s.declined) declined += k;

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "cli/fold_step.h"
 #include "graphfuse/cost.h"
+#include "graphfuse/folding.h"
 #include "graphfuse/io.h"
 #include "graphfuse/kernels/executor.h"
 #include "graphfuse/kernels/fold.h"
@@ -69,8 +69,8 @@ gf::RewriteOptions to_engine(const PyRewriteOptions& o) {
 PyReport rewrite_in_place(gf::Graph& g, const gf::RuleSet& rules, const PyRewriteOptions& o, bool throw_unconverged) {
   gf::RewriteOptions r = to_engine(o);
   r.throw_on_nonconvergence = throw_unconverged;
-  gf::cli::FoldSummary fold;
-  gf::RewriteReport report = gf::cli::rewrite_with_fold(g, rules, r, o.fold, &fold);
+  std::unique_ptr<gf::Folder> folder = gf::kernels::make_folder(o.fold);
+  gf::RewriteReport report = gf::rewrite_and_fold(g, rules, r, folder.get());
   PyReport out;
   for (const gf::RuleStats& s : report.rules)
     if (s.applied) out.rewrites[s.rule] += s.applied;
@@ -79,8 +79,8 @@ PyReport rewrite_in_place(gf::Graph& g, const gf::RuleSet& rules, const PyRewrit
   out.nodes_before = report.nodes_before;
   out.nodes_after = g.size();
   out.stop_reason = report.stop_reason;
-  out.folded = fold.folded;
-  out.removed = fold.removed;
+  out.folded = report.fold.folded.size();
+  out.removed = report.fold.removed.size();
   out.stats_json = gf::stats_json(report);
   out.stats_text = gf::format_stats(report);
   return out;

@@ -62,10 +62,10 @@ int run_apply(ApplyOptions o) {
       else progress.bar(label, p.done, p.total);
     };
   auto t1 = Clock::now();
-  FoldSummary fold;
-  RewriteReport report = rewrite_with_fold(g, rules, o.rewrite, o.fold, &fold);
-  if (!o.quiet && fold.folded)
-    std::cout << "folded " << fold.folded << " nodes into constants, removed " << fold.removed << " unused constants\n";
+  RewriteReport report = rewrite_with_fold(g, rules, o.rewrite, o.fold);
+  if (!o.quiet && !report.fold.folded.empty())
+    std::cout << "folded " << report.fold.folded.size() << " nodes into constants, removed "
+              << report.fold.removed.size() << " unused constants\n";
   double rewrite_ms = ms_since(t1);
 
   auto write_reports = [&] {

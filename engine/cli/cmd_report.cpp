@@ -39,11 +39,10 @@ int run_report(const ReportOptions& o) {
   RewriteOptions ropt;
   ropt.threads = o.threads;
   ropt.throw_on_nonconvergence = false;  // the page shows why it stopped
-  FoldSummary fold;
-  RewriteReport report = rewrite_with_fold(after, rules, ropt, o.fold, &fold);
+  RewriteReport report = rewrite_with_fold(after, rules, ropt, o.fold);
 
   ReportExtras extras;
-  extras.folded = fold.folded;
+  extras.folded = report.fold.folded.size();
   bool pass = true;
   if (o.verify) {
     auto diffs = gk::verify_rewrite(before, after, exec, 1e-4, 1e-5);

@@ -99,10 +99,9 @@ int run_run(const RunOptions& o) {
     RewriteOptions ropt;
     ropt.threads = o.threads;
     apply_target(o.target, ropt);
-    FoldSummary fold;
-    RewriteReport report = rewrite_with_fold(*rewritten, rules, ropt, o.fold, &fold);
+    RewriteReport report = rewrite_with_fold(*rewritten, rules, ropt, o.fold);
     std::cout << "rules applied: " << rules_applied(report) << "\n";
-    std::cout << "nodes: " << report.nodes_before << " -> " << rewritten->size() << " (folded " << fold.folded
+    std::cout << "nodes: " << report.nodes_before << " -> " << rewritten->size() << " (folded " << report.fold.folded.size()
               << ")\n";
   }
   const auto inputs = gk::make_random_inputs(original, o.seed, exec);

@@ -48,11 +48,10 @@ int run_verify(const VerifyOptions& o) {
   ropt.throw_on_nonconvergence = true;
   ropt.only_rules = o.only;
   apply_target(o.target, ropt);
-  FoldSummary fold;
-  RewriteReport report = rewrite_with_fold(rewritten, rules, ropt, o.fold, &fold);
+  RewriteReport report = rewrite_with_fold(rewritten, rules, ropt, o.fold);
   std::cout << "rules applied: " << rules_applied(report) << "\n";
-  std::cout << "nodes: " << report.nodes_before << " -> " << rewritten.size() << " (folded " << fold.folded
-            << ", removed " << fold.removed << " constants)\n";
+  std::cout << "nodes: " << report.nodes_before << " -> " << rewritten.size() << " (folded " << report.fold.folded.size()
+            << ", removed " << report.fold.removed.size() << " constants)\n";
   const auto t0 = Clock::now();
   auto diffs = gk::verify_rewrite(original, rewritten, exec, o.rtol, o.atol);
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -2,6 +2,7 @@
 #include "cli/fold_step.h"
 
 #include "graphfuse/error.h"
+#include "graphfuse/folding.h"
 #ifdef GRAPHFUSE_HAVE_KERNELS
 #include "graphfuse/kernels/executor.h"
 #include "graphfuse/kernels/fold.h"
@@ -10,23 +11,13 @@
 namespace graphfuse::cli {
 
 RewriteReport rewrite_with_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options,
-                                const std::string& fold_mode, FoldSummary* summary) {
+                                const std::string& fold_mode) {
 #ifdef GRAPHFUSE_HAVE_KERNELS
-  kernels::FoldOptions fold;
-  fold.scope = kernels::fold_scope_from_name(fold_mode);
-  if (fold.scope == kernels::FoldScope::Off) return rewrite_graph(g, rules, options);
-  kernels::FoldReport report;
-  RewriteReport r = kernels::rewrite_and_fold(g, rules, options, fold, &report);
-  if (summary) {
-    summary->folded += report.folded.size();
-    summary->removed += report.removed.size();
-    summary->skipped.insert(summary->skipped.end(), report.skipped.begin(), report.skipped.end());
-  }
-  return r;
+  std::unique_ptr<Folder> folder = kernels::make_folder(fold_mode);
+  return rewrite_and_fold(g, rules, options, folder.get());
 #else
   if (fold_mode != "off" && fold_mode != "auto")
     throw Error("constant folding needs the kernels; this graphfuse was built without them");
-  (void)summary;
   return rewrite_graph(g, rules, options);
 #endif
 }

@@ -10,20 +10,13 @@
 
 namespace graphfuse::cli {
 
-/// What the folding passes did, for the commands' summaries.
-struct FoldSummary {
-  std::size_t folded = 0;   ///< nodes evaluated into constants
-  std::size_t removed = 0;  ///< constants removed for lack of users
-  std::vector<std::string> skipped;  ///< "node: why" for nodes that could not be folded
-};
-
-/// The engine does not depend on the kernels (the kernels link the engine), so the
-/// commands rewrite through this hook: rewrite_graph when `fold_mode` is "off" (or when
-/// built without kernels), else the kernels' rewrite_and_fold with that scope ("auto":
-/// nodes the rules created; "all": every node with constant inputs). Throws Error for an
-/// unknown mode.
+/// The commands' rewrite: the engine's rewrite_and_fold (graphfuse/folding.h) with the
+/// kernels' folder for `fold_mode` ("auto": nodes the rules created; "all": every node
+/// with constant inputs; "off": none). The folding's work is in the report's `fold`.
+/// Built without the kernels, "off" and "auto" rewrite without folding. Throws Error for
+/// an unknown mode.
 RewriteReport rewrite_with_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options,
-                                const std::string& fold_mode, FoldSummary* summary = nullptr);
+                                const std::string& fold_mode);
 
 /// "onnx_conv_clip 35, conv_bn_fold 52" for the rules that applied; "none" when none did.
 std::string rules_applied(const RewriteReport& report);

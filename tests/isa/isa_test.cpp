@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
     graphfuse::Graph g = graphfuse::load_graph((models / (m + ".onnx")).string());
     gk::materialize_constants(g, 0);
     graphfuse::Graph fused = g;
-    gk::rewrite_and_fold(fused, rules, {}, {gk::FoldScope::RuleCreated});
+    gk::ReferenceFolder folder({gk::FoldScope::RuleCreated});
+    graphfuse::rewrite_and_fold(fused, rules, {}, &folder);
     for (const graphfuse::Graph* graph : {&g, &fused}) {
       gk::ExecOptions opt;
       opt.set = gk::KernelSet::Fast;

@@ -143,10 +143,10 @@ TEST(Fold, ConvBatchNormFoldRuleKeepsTheNumbers) {
   Graph r = g;
   gk::FoldOptions fold;
   fold.scope = gk::FoldScope::RuleCreated;
-  gk::FoldReport report;
-  auto rw = gk::rewrite_and_fold(r, rules, {}, fold, &report);
+  gk::ReferenceFolder folder(fold);
+  auto rw = graphfuse::rewrite_and_fold(r, rules, {}, &folder);
   EXPECT_TRUE(rw.converged);
-  EXPECT_FALSE(report.folded.empty());
+  EXPECT_FALSE(rw.fold.folded.empty());
   const auto& bn = r.node(*r.find("bn"));
   EXPECT_EQ(bn.op.name(), "Conv");
   ASSERT_EQ(bn.inputs.size(), 3u);

@@ -184,6 +184,22 @@ enum class StopKind {
 std::string_view stop_kind_name(StopKind k);
 
 /// What rewrite_graph did.
+/// What constant folding did between rewrite passes (rewrite_and_fold, graphfuse/folding.h).
+struct FoldReport {
+  struct Folded {
+    std::string node;  ///< the folded node's id (now a constant)
+    std::string op;    ///< the op it was
+  };
+  std::vector<Folded> folded;        ///< in the order folded (topological per pass)
+  std::vector<std::string> removed;  ///< constants left without users and removed
+  /// Nodes with all-constant inputs that were not folded, with why ("no kernel for op
+  /// 'X'", a kernel error, "result too large"): evaluation failed, the graph is unchanged.
+  std::vector<std::string> skipped;
+  bool changed() const { return !folded.empty() || !removed.empty(); }
+  /// Appends another pass's work.
+  void merge(const FoldReport& next);
+};
+
 struct RewriteReport {
   std::vector<RuleStats> rules;   ///< the rules that ran, in rule order
   int rounds = 0;                 ///< rounds that applied at least one rewrite
@@ -197,6 +213,12 @@ struct RewriteReport {
   std::string stop_reason;            ///< "fixed point" or why it stopped
   std::vector<std::string> firing;    ///< when not converged: labels of the rules still firing
   bool gated = false;                 ///< a RewriteGate decided (RuleStats::declined, saving)
+  FoldReport fold;                    ///< constant folding between passes (rewrite_and_fold)
+
+  /// Adds the report of a later driver run over the same rules (rewrite_and_fold's passes):
+  /// per-rule counts, declines and savings, times, rounds, round and trace lists are summed
+  /// or appended; the stop, convergence and node count are the later run's.
+  void merge(const RewriteReport& next);
 };
 
 /// Rewrites `g` with the enabled rules of `rules` until no rule applies.

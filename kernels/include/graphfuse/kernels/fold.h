@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <string_view>
+
+#include "graphfuse/folding.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/kernels/executor.h"
 #include "graphfuse/rewrite.h"
@@ -30,19 +34,8 @@ struct FoldOptions {
   std::int64_t max_elements = std::int64_t{1} << 26;
 };
 
-/// What fold_constants did.
-struct FoldReport {
-  struct Folded {
-    std::string node;  ///< the folded node's id (now a Const)
-    std::string op;    ///< the op it was
-  };
-  std::vector<Folded> folded;        ///< in topological order
-  std::vector<std::string> removed;  ///< constants left without users and removed
-  /// Nodes with all-constant inputs that were not folded, with why ("no kernel for op
-  /// 'X'", a kernel error, "result too large"): evaluation failed, the graph is unchanged.
-  std::vector<std::string> skipped;
-  bool changed() const { return !folded.empty() || !removed.empty(); }
-};
+/// What fold_constants did (the engine's report type, so rewrite_and_fold can merge it).
+using FoldReport = graphfuse::FoldReport;
 
 /// Evaluates, in topological order, every single-output node in scope whose inputs are
 /// all constants with data (absent optional inputs allowed) with the reference kernels.
@@ -59,14 +52,20 @@ FoldReport fold_constants(Graph& g, const FoldOptions& options = {});
 /// no shape.
 std::size_t materialize_constants(Graph& g, std::uint64_t seed);
 
-/// Rewrites `g` to a fixed point, folds constants in `fold.scope`, and repeats while
-/// folding changed something (so rules that need constant operands, like a Clip fused
-/// into a convolution whose weights a batch-norm fold rebuilt, fire), at most
-/// `max_passes` times. The report sums all driver runs (rounds, per-rule counts, trace);
-/// `fold_out`, when given, receives every fold pass's work.
-RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options,
-                               const FoldOptions& fold, FoldReport* fold_out = nullptr,
-                               int max_passes = 8);
+/// The engine's Folder (graphfuse/folding.h) over fold_constants: graphfuse::rewrite_and_fold
+/// with it rewrites and folds with the reference kernels.
+class ReferenceFolder final : public Folder {
+ public:
+  explicit ReferenceFolder(FoldOptions options = {}) : options_(options) {}
+  FoldReport fold(Graph& g) override { return fold_constants(g, options_); }
+
+ private:
+  FoldOptions options_;
+};
+
+/// The folder for a scope name: null for "off", a ReferenceFolder for "auto" (nodes the
+/// rules created) and "all"; throws Error listing the valid names for anything else.
+std::unique_ptr<Folder> make_folder(std::string_view scope);
 
 /// Verification of a rewrite whose graphs may lack constant data: gives `before`'s
 /// data-less constants their seeded data, gives `after`'s constants that kept an id
