@@ -37,5 +37,6 @@ void register_diff(CLI::App& app, Handler& run);
 void register_convert(CLI::App& app, Handler& run);
 void register_report(CLI::App& app, Handler& run);
 void register_calibrate(CLI::App& app, Handler& run);
+void register_backend(CLI::App& app, Handler& run);
 
 }  // namespace graphfuse::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::register_diff(app, run);
   cli::register_convert(app, run);
   cli::register_calibrate(app, run);
+  cli::register_backend(app, run);
   // CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
