@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/onnx_contrib_types.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
 #include "match/eval.h"
@@ -103,6 +104,11 @@ class OnnxTypeInference final : public TypeInference {
     bool any = false;
     for (const OutputInfo& o : n.outputs) any = any || untyped(o);
     if (!any) return;
+    std::vector<std::size_t> typed;
+    if (infer_contrib_types(g, id, typed)) {
+      for (std::size_t k : typed) record_inferred(g, g.value_name(ValueRef{id, static_cast<std::uint32_t>(k)}));
+      return;
+    }
     const std::string domain(canonical_domain(n.op.domain()));
     const int version = opset(domain);
     if (version < 0) return;

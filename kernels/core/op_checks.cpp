@@ -34,6 +34,15 @@ void skip_layer_norm(const KernelCall& c) {
          "; it must be at least 1");
 }
 
+void skip_simplified_layer_norm(const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  if (x.shape.size() < 2)
+    fail("SkipSimplifiedLayerNormalization input must have rank >= 2, has " + shape_str(x.shape));
+  if (x.shape.back() <= 0)
+    fail("SkipSimplifiedLayerNormalization hidden size (the input's last dim) is 0 in " + shape_str(x.shape) +
+         "; it must be at least 1");
+}
+
 void layer_norm(const KernelCall& c) {
   const Tensor& x = c.required(0);
   const auto rank = static_cast<std::int64_t>(x.shape.size());
@@ -72,6 +81,8 @@ const std::unordered_map<std::string_view, OpContract>& table() {
       {"BiasAdd", {1, {}, {}}},
       {"LayerNormalization", {1, {}, {}, layer_norm}},
       {"com.microsoft.SkipLayerNormalization", {0, {}, {}, skip_layer_norm}},
+      {"SimplifiedLayerNormalization", {1, {}, {}, layer_norm}},
+      {"com.microsoft.SkipSimplifiedLayerNormalization", {0, {}, {}, skip_simplified_layer_norm}},
       // Windowed ops.
       {"Conv", windowed()},
       {"com.microsoft.FusedConv", windowed()},

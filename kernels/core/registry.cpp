@@ -73,6 +73,7 @@ KernelRegistry build_reference_base() {
   register_reference_elementwise(r);
   register_reference_matmul(r);
   register_reference_norm(r);
+  register_reference_transformer_norm(r);
   register_reference_pool(r);
   register_reference_shape(r);
   register_reference_reduce(r);

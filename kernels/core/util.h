@@ -81,6 +81,7 @@ void register_reference_conv(KernelRegistry& r);
 void register_reference_elementwise(KernelRegistry& r);
 void register_reference_matmul(KernelRegistry& r);
 void register_reference_norm(KernelRegistry& r);
+void register_reference_transformer_norm(KernelRegistry& r);
 void register_reference_pool(KernelRegistry& r);
 void register_reference_shape(KernelRegistry& r);
 void register_reference_reduce(KernelRegistry& r);

@@ -3,6 +3,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/util.h"
@@ -81,16 +82,32 @@ std::vector<Tensor> layer_norm(const KernelFn& fallback, const KernelCall& c) {
   return {y};
 }
 
-std::vector<Tensor> skip_layer_norm(const KernelFn& fallback, const KernelCall& c) {
+// One row of an RMS norm: y = x / sqrt(mean(x^2) + eps) * gamma (x and y may alias).
+inline void rms_row(const float* x, const float* gamma, float* y, std::int64_t cols, float eps,
+                    float* inv_out = nullptr) {
+  float ss = 0.0f;
+  for (std::int64_t i = 0; i < cols; ++i) ss += x[i] * x[i];
+  const float inv = 1.0f / std::sqrt(ss / static_cast<float>(cols) + eps);
+  for (std::int64_t i = 0; i < cols; ++i) y[i] = x[i] * inv * gamma[i];
+  if (inv_out) *inv_out = inv;
+}
+
+// SkipLayerNormalization and SkipSimplifiedLayerNormalization: s = input + skip (+ bias),
+// normalized over the last axis. With four outputs requested (input_skip_bias_sum is what a
+// pre-norm block's next residual reads) the statistics are written too (the simplified op's
+// mean is left 0, as ONNX Runtime does not compute it).
+template <bool simplified>
+std::vector<Tensor> skip_norm(const KernelFn& fallback, const KernelCall& c) {
   const Tensor& x = c.required(0);
   const Tensor& skip = c.required(1);
   const Tensor& gamma = c.required(2);
-  const Tensor* beta = c.input(3);
-  const Tensor* bias = c.input(4);
-  if (x.shape.size() < 2 || skip.shape != x.shape || c.num_outputs > 1 ||
+  const Tensor* beta = simplified ? nullptr : c.input(3);
+  const Tensor* bias = c.input(simplified ? 3 : 4);
+  const bool want_sum = c.num_outputs == 4;
+  if (x.shape.size() < 2 || skip.shape != x.shape || (c.num_outputs > 1 && !want_sum) ||
       gamma.num_elements() != x.shape.back() || (beta && beta->num_elements() != x.shape.back()) ||
       (bias && bias->num_elements() != x.shape.back()))
-    return fallback(c);  // broadcast skip, extra outputs, odd shapes: reference
+    return fallback(c);  // broadcast skip, statistics outputs, odd shapes: reference
   const std::int64_t cols = x.shape.back(), rows = x.num_elements() / cols;
   const float eps = attr_float(c.attrs, "epsilon", 1e-12f);
   const float* xp = f32(x, "input");
@@ -99,14 +116,42 @@ std::vector<Tensor> skip_layer_norm(const KernelFn& fallback, const KernelCall& 
   const float* bp = beta ? f32(*beta, "beta") : nullptr;
   const float* biasp = bias ? f32(*bias, "bias") : nullptr;
   Tensor y = alloc_f32(x.shape);
-  float* yp = mut<float>(y);
+  Shape stat_shape = x.shape;
+  stat_shape.back() = 1;
+  std::vector<Tensor> out{y};
+  if (want_sum) out = {y, alloc_f32(stat_shape), alloc_f32(stat_shape), alloc_f32(x.shape)};
+  float* yp = mut<float>(out[0]);
+  float* meanp = want_sum ? mut<float>(out[1]) : nullptr;
+  float* invp = want_sum ? mut<float>(out[2]) : nullptr;
+  float* sump = want_sum ? mut<float>(out[3]) : nullptr;
   rows_parallel(rows, cols, [&](std::int64_t r) {
     // The sum is formed in the output row, then normalized in place (one pass less).
     float* yr = yp + r * cols;
     for (std::int64_t i = 0; i < cols; ++i)
       yr[i] = xp[r * cols + i] + sp[r * cols + i] + (biasp ? biasp[i] : 0.0f);
-    norm_row(yr, gp, bp, yr, cols, eps, nullptr, nullptr);
+    if (sump) std::copy(yr, yr + cols, sump + r * cols);
+    if constexpr (simplified)
+      rms_row(yr, gp, yr, cols, eps, invp ? invp + r : nullptr);
+    else
+      norm_row(yr, gp, bp, yr, cols, eps, meanp ? meanp + r : nullptr, invp ? invp + r : nullptr);
   });
+  return out;
+}
+
+// SimplifiedLayerNormalization over the last axis (the only form the rules emit).
+std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  if (rank == 0 || c.num_outputs > 1 || normalize_axis(attr_int(c.attrs, "axis", -1), rank) != rank - 1 ||
+      c.required(1).num_elements() != x.shape.back() || x.shape.back() <= 0)
+    return fallback(c);
+  const std::int64_t cols = x.shape.back(), rows = x.num_elements() / cols;
+  const float eps = attr_float(c.attrs, "epsilon", 1e-5f);
+  const float* xp = f32(x, "X");
+  const float* gp = f32(c.required(1), "scale");
+  Tensor y = alloc_f32(x.shape);
+  float* yp = mut<float>(y);
+  rows_parallel(rows, cols, [&](std::int64_t r) { rms_row(xp + r * cols, gp, yp + r * cols, cols, eps); });
   return {y};
 }
 
@@ -143,7 +188,9 @@ void register_fast_norm(KernelRegistry& r) {
   };
   wrap("Softmax", softmax);
   wrap("LayerNormalization", layer_norm);
-  wrap("com.microsoft.SkipLayerNormalization", skip_layer_norm);
+  wrap("com.microsoft.SkipLayerNormalization", skip_norm<false>);
+  wrap("com.microsoft.SkipSimplifiedLayerNormalization", skip_norm<true>);
+  wrap("SimplifiedLayerNormalization", simplified_layer_norm);
   wrap("BatchNormalization", batch_norm);
 }
 

@@ -148,6 +148,13 @@ TEST(FastVsReference, ElementwiseAndNorms) {
   same("LayerNormalization", {x, rnd({64}, 9), rnd({64}, 10)});
   same("com.microsoft.SkipLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12), rnd({64}, 13), rnd({64}, 14)});
   same("com.microsoft.SkipLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12)});
+  same("SimplifiedLayerNormalization", {x, rnd({64}, 9)});
+  same("com.microsoft.SkipSimplifiedLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12)});
+  same("com.microsoft.SkipSimplifiedLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12), rnd({64}, 13)});
+  // Four outputs: the statistics and input_skip_bias_sum, which a pre-norm block's next residual reads.
+  same("com.microsoft.SkipSimplifiedLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12)}, {}, "4 outputs", 4);
+  same("com.microsoft.SkipLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12), rnd({64}, 13), rnd({64}, 14)}, {},
+       "4 outputs", 4);
   same("BatchNormalization", {rnd({2, 6, 7, 7}, 15), rnd({6}, 16), rnd({6}, 17), rnd({6}, 18), rnd({6}, 19, 0.5f, 2.0f)});
 }
 

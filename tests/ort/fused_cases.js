@@ -339,6 +339,55 @@ function layerNormCases() {
   return out;
 }
 
+// Llama's RMSNorm as torch exports it (Casts to float32 around it, rsqrt as Div(1, Sqrt)),
+// in two pre-norm blocks: the first norm stays SimplifiedLayerNormalization, the next three
+// take their residual Add (the middle ones hand the sum on through output 3). A norm over
+// axis 1 of the same rank-3 input (ONNX Runtime's ViT mistake) must stay as it is.
+function rmsNormCases() {
+  const out = [];
+  const m = new Model('rmsnorm_llama', 14);
+  m.input('h', [2, 4, 16]);
+  m.scalar('two', 2);
+  m.scalar('one', 1);
+  m.scalar('eps', 1e-6);
+  const rms = (tag, x, axes = [-1]) => {
+    m.weight(`g${tag}`, [16], { lo: 0.5, hi: 1.5 });
+    m.op(`c${tag}`, 'Cast', [x], { to: 1 });
+    m.op(`sq${tag}`, 'Pow', [`c${tag}`, 'two']);
+    m.op(`var${tag}`, 'ReduceMean', [`sq${tag}`], { axes, keepdims: 1 });
+    m.op(`ve${tag}`, 'Add', [`var${tag}`, 'eps']);
+    m.op(`std${tag}`, 'Sqrt', [`ve${tag}`]);
+    m.op(`inv${tag}`, 'Div', ['one', `std${tag}`]);
+    m.op(`n${tag}`, 'Mul', [`c${tag}`, `inv${tag}`]);
+    m.op(`cb${tag}`, 'Cast', [`n${tag}`], { to: 1 });
+    return m.op(`rms${tag}`, 'Mul', [`g${tag}`, `cb${tag}`]);
+  };
+  let h = 'h';
+  for (const l of ['1', '2']) {
+    const a = m.op(`att${l}`, 'Tanh', [rms(`${l}a`, h)]);
+    const s = m.op(`s${l}a`, 'Add', [h, a]);
+    const f = m.op(`mlp${l}`, 'Sigmoid', [rms(`${l}b`, s)]);
+    h = m.op(`s${l}b`, 'Add', [s, f]);
+  }
+  m.output(rms('final', h));
+  out.push({ model: m, expect: { SimplifiedLayerNormalization: 1, 'com.microsoft.SkipSimplifiedLayerNormalization': 4,
+                                 Add: 0, Cast: 0, ReduceMean: 0 } });
+  const v = new Model('rmsnorm_axis1_stays', 14);
+  v.input('x', [2, 4, 16]);
+  v.scalar('two', 2);
+  v.scalar('eps', 1e-6);
+  v.weight('g', [4, 1], { lo: 0.5, hi: 1.5 });
+  v.op('sq', 'Pow', ['x', 'two']);
+  v.op('var', 'ReduceMean', ['sq'], { axes: [1], keepdims: 1 });
+  v.op('ve', 'Add', ['var', 'eps']);
+  v.op('std', 'Sqrt', ['ve']);
+  v.op('n', 'Div', ['x', 'std']);
+  v.op('y', 'Mul', ['n', 'g']);
+  v.output('y');
+  out.push({ model: v, expect: { SimplifiedLayerNormalization: 0, ReduceMean: 1, Mul: 1 } });
+  return out;
+}
+
 function cleanupCases() {
   const m = new Model('cleanup');
   m.input('x', [2, 3, 4, 5]);
@@ -417,7 +466,7 @@ function main() {
     console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${label}${!ok && text ? '\n      ' + text.split('\n').join('\n      ') : ''}`);
     return ok;
   };
-  const cases = [...convCases(), ...matmulCases(), ...geluCases(), ...layerNormCases(), ...cleanupCases(),
+  const cases = [...convCases(), ...matmulCases(), ...geluCases(), ...layerNormCases(), ...rmsNormCases(), ...cleanupCases(),
                  ...identityOutputCases()];
   for (const { model, expect } of cases) {
     if (o.only && !o.only.includes(model.name)) continue;

@@ -133,7 +133,7 @@ TEST(OnnxNodeTypes, GraphsOfOtherFormatsAreNotTyped) {
 }
 
 TEST(OnnxNodeTypes, WhatOnnxCannotTypeStaysUnknown) {
-  // An untyped input, an op without a schema (com.microsoft), an invalid node (Conv whose
+  // An untyped input, an op without a schema (a custom domain), an invalid node (Conv whose
   // weight has a higher rank than its input: libonnx's inference would read past the
   // input's dims) and a node that fails ONNX's checks (Relu with two inputs): no type, no
   // crash, no error.
@@ -143,7 +143,7 @@ rules:
     pattern: Neg(x)
     rewrite: |
       a = Relu(x)
-      b = com.microsoft.QuickGelu(x)
+      b = com.example.Custom(x)
       w = Const() {value = tensor(float32, [1, 1, 1, 1, 1, 1], [1.0])}
       c = Conv(x, w)
       d = Relu(x, x)
@@ -164,4 +164,39 @@ output n, m
     EXPECT_EQ(type_of(g, id).dtype, DType::Undefined) << id;
     EXPECT_FALSE(type_of(g, id).shape_known) << id;
   }
+}
+
+TEST(OnnxNodeTypes, OnnxRuntimeTransformerOpsGetTheirTypes) {
+  // libonnx has no schema for ONNX Runtime's contrib ops: their types come from
+  // engine/io/onnx_contrib_types.cpp, so a rule after the one that made them reads their
+  // shapes (the next layer's residual reads output 3 of a SkipSimplifiedLayerNormalization).
+  const char* rules_text = R"(
+rules:
+  - name: make
+    pattern: Neg(x)
+    rewrite: |
+      g = Const() {value = tensor(float32, [8], [1, 1, 1, 1, 1, 1, 1, 1])}
+      s, m, i, sum = com.microsoft.SkipSimplifiedLayerNormalization(x, x, g)
+      r, ri = SimplifiedLayerNormalization(x, g) {axis = 1}
+      f = com.microsoft.FastGelu(x)
+      Sum(s, m, i, sum, r, ri, f)
+)";
+  RuleSet rs = load_rules_from_string(rules_text, "<make>");
+  Graph g = parse_graph_text(R"(
+input x: float32[2, 4, 8]
+n = Neg(x)
+output n
+)");
+  import_onnx_opsets(g);
+  rewrite_graph(g, rs);
+  auto out_type = [&](const std::string& id, std::uint32_t k) { return g.node(*g.find(id)).outputs[k].type; };
+  const std::vector<std::int64_t> full{2, 4, 8}, row{2, 4, 1}, from1{2, 1, 1};
+  EXPECT_EQ(out_type("n/s", 0).shape, full);
+  EXPECT_EQ(out_type("n/s", 1).shape, row);
+  EXPECT_EQ(out_type("n/s", 2).shape, row);
+  EXPECT_EQ(out_type("n/s", 3).shape, full);
+  EXPECT_EQ(out_type("n/s", 3).dtype, DType::Float32);
+  EXPECT_EQ(out_type("n/r", 0).shape, full);
+  EXPECT_EQ(out_type("n/r", 1).shape, from1);
+  EXPECT_EQ(out_type("n/f", 0).shape, full);
 }
