@@ -406,6 +406,14 @@ class Evaluator {
       }
       case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
       case Fn::InQdqUnit: return in_qdq_unit(value(a[0]));
+      case Fn::Producer: {
+        // The op of the node that computes the value ("Sub", "com.microsoft.Gelu"; graph
+        // inputs "Input", constants "Const" or "Constant"): lets a rule tell a centred value
+        // (Sub) from a raw one without matching the producer as a pattern node.
+        const ValueRef v = value(a[0]);
+        if (!v.valid() || !g_.alive(v.node)) return std::nullopt;
+        return std::string(g_.op(v.node).name());
+      }
       case Fn::Native: return native(t);
     }
     return std::nullopt;

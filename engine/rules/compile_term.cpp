@@ -47,6 +47,7 @@ const std::vector<Builtin>& builtins() {
       {"add", Fn::Add, {ArgKind::Any, ArgKind::Any}},
       {"sub", Fn::Sub, {ArgKind::Any, ArgKind::Any}},
       {"in_qdq_unit", Fn::InQdqUnit, {ArgKind::Value}},
+      {"producer", Fn::Producer, {ArgKind::Value}},
   };
   return b;
 }
