@@ -19,4 +19,16 @@ struct OnnxFormat {
 /// Installs the ONNX reader and writer; returns true so it can initialize a static.
 bool register_onnx_format(OnnxFormat format);
 
+/// TensorFlow GraphDef (.pb) and TF.js graph models (model.json), from graphfuse::tf
+/// (engine/io/graphdef_file.cpp).
+struct TfFormat {
+  Graph (*load_graphdef)(const std::string& path) = nullptr;
+  void (*save_graphdef)(const Graph& g, const std::string& path) = nullptr;
+  Graph (*load_tfjs)(const std::string& path) = nullptr;
+  void (*save_tfjs)(const Graph& g, const std::string& path) = nullptr;
+};
+
+/// Installs the TensorFlow readers and writers; returns true so it can initialize a static.
+bool register_tf_format(TfFormat format);
+
 }  // namespace graphfuse::io_hooks

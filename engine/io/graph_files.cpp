@@ -13,6 +13,7 @@
 #include "io/file_map.h"
 #include "io/format_hooks.h"
 #include "io/graph_json.h"
+#include "graphfuse/tensorflow.h"
 
 namespace graphfuse {
 
@@ -38,11 +39,56 @@ const io_hooks::OnnxFormat& onnx_or_fail(const std::string& path) {
   return onnx_format;
 }
 
+// Set by graphfuse::tf's static initializer, as onnx_format is.
+io_hooks::TfFormat tf_format;
+
+const io_hooks::TfFormat& tf_or_fail(const std::string& path, const char* what) {
+  if (!tf_format.load_graphdef)
+    throw Error(SourceLoc{path}, std::string(what) + " need the graphfuse::tf library, which this program does not link");
+  return tf_format;
+}
+
+// A .pb is a GraphDef unless it starts as an ONNX ModelProto does: field 1 (ir_version, a
+// varint) comes first in every ONNX writer's output, while a GraphDef starts with a node
+// (field 1, length-delimited) or its versions (field 4).
+bool onnx_bytes_first(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  return in.get(c) && c == 0x08;
+}
+
+// graphfuse JSON written back as a TF.js model when it was read from one.
+bool is_tfjs_graph(const Graph& g) { return g.properties().has("tfjs.model"); }
+
 }  // namespace
 
 bool io_hooks::register_onnx_format(OnnxFormat format) {
   onnx_format = format;
   return true;
+}
+
+bool io_hooks::register_tf_format(TfFormat format) {
+  tf_format = format;
+  return true;
+}
+
+bool looks_like_tfjs_model(std::string_view text) {
+  std::size_t i = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  auto skip = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+  };
+  skip();
+  if (i >= text.size() || text[i++] != '{') return false;
+  skip();
+  if (i >= text.size() || text[i++] != '"') return false;
+  std::size_t end = text.find('"', i);
+  if (end == std::string_view::npos) return false;
+  std::string_view key = text.substr(i, end - i);
+  for (std::string_view k : {"format", "generatedBy", "convertedBy", "modelTopology", "weightsManifest", "signature",
+                             "userDefinedMetadata", "modelInitializer", "trainingConfig"})
+    if (key == k) return true;
+  return false;
 }
 
 GraphFormat format_for_path(const std::string& path) {
@@ -53,8 +99,9 @@ GraphFormat format_for_path(const std::string& path) {
   if (ext == ".onnx") return GraphFormat::Onnx;
   if (ext == ".dot" || ext == ".gv") return GraphFormat::Dot;
   if (ext == ".gfb") return GraphFormat::Binary;
+  if (ext == ".pb") return GraphFormat::GraphDef;
   throw Error(SourceLoc{path}, "unknown graph format '" + ext +
-                                   "' (expected .graph, .yaml, .yml, .json, .onnx, .dot or .gfb)");
+                                   "' (expected .graph, .yaml, .yml, .json, .onnx, .pb, .dot or .gfb)");
 }
 
 std::string read_file(const std::string& path) {
@@ -163,12 +210,23 @@ Graph load_graph(const std::string& path) {
       g = with_file_text(path, [&](std::string_view text, std::size_t) { return parse_graph_text(text, path); });
       break;
     case GraphFormat::Yaml: g = parse_graph_yaml(read_file(path), path); break;
-    case GraphFormat::Json:
+    case GraphFormat::Json: {
+      std::string head(256, '\0');
+      std::ifstream in(path, std::ios::binary);
+      head.resize(in ? static_cast<std::size_t>(in.read(head.data(), 256).gcount()) : 0);
+      if (looks_like_tfjs_model(head)) {
+        g = tf_or_fail(path, "TF.js graph models").load_tfjs(path);
+        break;
+      }
       g = with_file_text(path, [&](std::string_view text, std::size_t readable) {
         return textio::parse_graph_json(text, path, readable);
       });
       break;
+    }
     case GraphFormat::Onnx: g = onnx_or_fail(path).load(path); break;
+    case GraphFormat::GraphDef:
+      g = onnx_bytes_first(path) ? onnx_or_fail(path).load(path) : tf_or_fail(path, "GraphDef files").load_graphdef(path);
+      break;
     case GraphFormat::Dot: throw Error(SourceLoc{path}, "DOT files can be written but not read");
     case GraphFormat::Binary:
       g = with_file_text(path, [&](std::string_view bytes, std::size_t) { return parse_graph_binary(bytes, path); });
@@ -182,10 +240,15 @@ void save_graph(const Graph& g, const std::string& path) {
   switch (format_for_path(path)) {
     case GraphFormat::Text: return write_file_atomic(path, write_graph_text(g));
     case GraphFormat::Yaml: return write_file_atomic(path, write_graph_yaml(g));
-    case GraphFormat::Json: return write_file_atomic(path, textio::write_graph_json_pieces(g));
+    case GraphFormat::Json:
+      if (is_tfjs_graph(g)) return tf_or_fail(path, "TF.js graph models").save_tfjs(g, path);
+      return write_file_atomic(path, textio::write_graph_json_pieces(g));
     case GraphFormat::Dot: return write_file_atomic(path, write_graph_dot(g));
     case GraphFormat::Binary: return write_file_atomic(path, write_graph_binary(g));
     case GraphFormat::Onnx: return onnx_or_fail(path).save(g, path);  // writes beside the target and renames too
+    case GraphFormat::GraphDef:
+      if (g.properties().has("onnx.ir_version")) return onnx_or_fail(path).save(g, path);
+      return tf_or_fail(path, "GraphDef files").save_graphdef(g, path);
   }
 }
 

@@ -34,6 +34,8 @@ char* floatify(char* buf, char* end) {
   return end;
 }
 
+}  // namespace
+
 // IEEE half and bfloat16 <-> float. Half rounds to nearest even, so a value that came from
 // a half converts back to the same bits.
 float half_to_float(std::uint16_t h) {
@@ -79,6 +81,8 @@ std::uint16_t float_to_half(float f) {
   if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
   return static_cast<std::uint16_t>(sign | h);
 }
+
+namespace {
 
 float bf16_to_float(std::uint16_t b) {
   std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;

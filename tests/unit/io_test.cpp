@@ -349,8 +349,9 @@ TEST(IoFiles, FormatForPath) {
   EXPECT_EQ(format_for_path("b.json"), GraphFormat::Json);
   EXPECT_EQ(format_for_path("m.onnx"), GraphFormat::Onnx);
   EXPECT_EQ(format_for_path("g.dot"), GraphFormat::Dot);
+  EXPECT_EQ(format_for_path("frozen.pb"), GraphFormat::GraphDef);
   EXPECT_EQ(error_of([] { format_for_path("notes.txt"); }),
-            "notes.txt: unknown graph format '.txt' (expected .graph, .yaml, .yml, .json, .onnx, .dot or .gfb)");
+            "notes.txt: unknown graph format '.txt' (expected .graph, .yaml, .yml, .json, .onnx, .pb, .dot or .gfb)");
 }
 
 TEST(IoFiles, SaveAndLoadEveryFormat) {

@@ -9,9 +9,11 @@
 
 namespace graphfuse {
 
-enum class GraphFormat { Text, Yaml, Json, Onnx, Dot, Binary };
+enum class GraphFormat { Text, Yaml, Json, Onnx, Dot, Binary, GraphDef };
 
-/// The format for a path by extension: .graph, .yaml/.yml, .json, .onnx, .dot, .gfb.
+/// The format for a path by extension: .graph, .yaml/.yml, .json, .onnx, .dot, .gfb, .pb.
+/// load_graph then looks at the content: a .json that is a TF.js graph model and a .pb that
+/// is an ONNX model are read as such (TensorFlow formats need graphfuse::tf linked).
 /// Throws Error naming the file for anything else.
 GraphFormat format_for_path(const std::string& path);
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# ctest entry point for tf_roundtrip and tfjs_judge (tests/tfjs/tfjs.cmake).
+# usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]
+# Without `judge`: the GraphDef and TF.js round trips must give the input's bytes back (.pb
+# whole, TF.js shards) and the same model.json. With `judge`: TF.js (cpu and wasm) runs every
+# TF.js model and its round trip on seeded inputs and they must agree; exit 77 = skipped
+# (no node/npm or registry).
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+gf="${1:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
+data="${2:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
+mode="${3:-bytes}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_tf.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+status=0
+
+if [ "$mode" = judge ]; then
+  "$here/install.sh"
+  case $? in
+    0) ;;
+    2) echo "skipped: TensorFlow.js is unavailable"; exit 77 ;;
+    *) echo "error: installing TensorFlow.js failed"; exit 1 ;;
+  esac
+fi
+
+for pb in "$data"/*.pb; do
+  name="$(basename "$pb" .pb)"
+  "$gf" convert "$pb" "$work/$name.pb" >/dev/null || { echo "FAIL $name.pb: convert"; status=1; continue; }
+  if cmp -s "$pb" "$work/$name.pb"; then echo "ok   $name.pb: round trip byte-identical"
+  else echo "FAIL $name.pb: round trip differs"; status=1; fi
+done
+
+for model in "$data"/*/model.json; do
+  name="$(basename "$(dirname "$model")")"
+  out="$work/$name"
+  mkdir -p "$out"
+  "$gf" convert "$model" "$out/model.json" >/dev/null || { echo "FAIL $name: convert"; status=1; continue; }
+  if [ "$mode" = judge ]; then
+    if node "$here/judge.js" "$model" "$out/model.json" >"$work/log" 2>&1; then
+      echo "ok   $name: TF.js agrees ($(tr '\n' ' ' <"$work/log"))"
+    else
+      echo "FAIL $name: $(cat "$work/log")"; status=1
+    fi
+    continue
+  fi
+  for shard in "$(dirname "$model")"/group*; do
+    if ! cmp -s "$shard" "$out/$(basename "$shard")"; then echo "FAIL $name: $(basename "$shard") differs"; status=1; fi
+  done
+  if node -e 'const [a, b] = process.argv.slice(1).map((p) => JSON.parse(require("fs").readFileSync(p, "utf8")));
+              const eq = (x, y) => JSON.stringify(x) === JSON.stringify(y);
+              process.exit(eq(a, b) ? 0 : 1)' "$model" "$out/model.json" 2>/dev/null ||
+     ! command -v node >/dev/null; then
+    echo "ok   $name: shards byte-identical, model.json equal"
+  else
+    echo "FAIL $name: model.json differs"; status=1
+  fi
+done
+exit $status
