@@ -17,6 +17,7 @@
 #include "io/onnx_convert.h"
 #include "io/onnx_node_types.h"
 #include "io/onnx_shapes.h"
+#include "io/onnx_sym_infer.h"
 
 namespace graphfuse::onnx_io {
 
@@ -63,6 +64,8 @@ class Importer {
     keep_rest(model);
     g_.source_file = file_;
     g_.validate();
+    // What libonnx's inference lost on dynamic axes (docs/shapes.md); on a valid graph only.
+    sym::infer_graph(g_);
     return std::move(g_);
   }
 

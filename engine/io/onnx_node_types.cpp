@@ -6,6 +6,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "io/onnx_contrib_types.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
+#include "io/onnx_sym_infer.h"
 #include "match/eval.h"
 
 namespace graphfuse::onnx_io {
@@ -111,10 +113,26 @@ class OnnxTypeInference final : public TypeInference {
     }
     const std::string domain(canonical_domain(n.op.domain()));
     const int version = opset(domain);
-    if (version < 0) return;
+    std::vector<std::uint32_t> fresh;
+    // A node libonnx has a schema for but cannot type is invalid (or its inputs are not
+    // typed): it stays untyped. Otherwise graphfuse's own pass fills in the com.microsoft
+    // ops libonnx has no schema for and the symbolic dims it leaves unknown (docs/shapes.md).
+    if (version >= 0 && !infer_libonnx(g, id, domain, version, fresh)) return;
+    std::vector<std::uint32_t> more = sym::infer_created(g, id, fresh);
+    for (std::uint32_t k : more)
+      if (std::find(fresh.begin(), fresh.end(), k) == fresh.end())
+        record_inferred(g, g.value_name(ValueRef{id, k}));
+  }
+
+ private:
+  // libonnx's inference function of the op's schema, on n's untyped outputs; the ports it
+  // typed go to `fresh`. False when the op has a schema and the node could not be typed.
+  static bool infer_libonnx(Graph& g, NodeId id, const std::string& domain, int version,
+                            std::vector<std::uint32_t>& fresh) {
+    const Node& n = g.node(id);
     const std::string op(n.op.local_name());
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, version, domain);
-    if (!schema || schema->Deprecated() || !schema->has_type_and_shape_inference_function()) return;
+    if (!schema || schema->Deprecated() || !schema->has_type_and_shape_inference_function()) return true;
 
     // Every present input must have a known element type: inference functions read it.
     std::vector<std::optional<onnx::TypeProto>> inputs(n.inputs.size());
@@ -128,7 +146,7 @@ class OnnxTypeInference final : public TypeInference {
         continue;
       }
       const ValueType vt = match::known_type(g, n.inputs[i]);
-      if (vt.dtype == DType::Undefined) return;
+      if (vt.dtype == DType::Undefined) return false;
       if (vt.shape_known) ranks[i] = static_cast<int>(vt.shape.size());
       value_type_to_proto(vt, inputs[i].emplace());
       proto.add_input("i" + std::to_string(i));
@@ -136,16 +154,16 @@ class OnnxTypeInference final : public TypeInference {
     for (std::size_t k = 0; k < n.outputs.size(); ++k) proto.add_output("o" + std::to_string(k));
     if (int w = conv_weight_input(domain, op); w >= 0) {
       auto wi = static_cast<std::size_t>(w);
-      if (wi >= ranks.size() || ranks[0] < 0 || ranks[wi] != ranks[0]) return;
+      if (wi >= ranks.size() || ranks[0] < 0 || ranks[wi] != ranks[0]) return false;
     }
     for (const auto& [name, value] : n.attrs) {
       if (name.starts_with('_')) continue;  // graphfuse's own (`_rule`), not ONNX's
       // Subgraphs, sparse tensors, type protos: inference would need more than the node.
-      if (std::holds_alternative<Opaque>(value)) return;
+      if (std::holds_alternative<Opaque>(value)) return false;
       try {
         attribute_to_proto(name, value, *proto.add_attribute(), "node");
       } catch (const Error&) {
-        return;
+        return false;
       }
     }
     NodeContext ctx(g, n, proto, std::move(inputs));
@@ -153,7 +171,7 @@ class OnnxTypeInference final : public TypeInference {
       schema->Verify(proto);  // input counts, attribute kinds: what inference functions assume
       schema->GetTypeAndShapeInferenceFunction()(ctx);
     } catch (const std::exception&) {
-      return;  // ONNX cannot type it: the outputs stay unknown, as at import
+      return false;  // ONNX cannot type it: the outputs stay unknown, as at import
     }
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       if (!untyped(n.outputs[k])) continue;
@@ -161,7 +179,9 @@ class OnnxTypeInference final : public TypeInference {
       if (!value_type_from_proto(ctx.output(k), vt) || (vt.dtype == DType::Undefined && !vt.shape_known)) continue;
       g.output_infos(id)[k].type = std::move(vt);
       record_inferred(g, g.value_name(ValueRef{id, static_cast<std::uint32_t>(k)}));
+      fresh.push_back(static_cast<std::uint32_t>(k));
     }
+    return true;
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include "match/arith.h"
 #include "match/attr_compare.h"
+#include "shape/sym_dim.h"
 
 namespace graphfuse::match {
 
@@ -383,6 +384,7 @@ class Evaluator {
         return negate(*v);
       }
       case Fn::Compare: {
+        if (auto sym = symbolic_compare(a[0], t.cmp, a[1])) return *sym;
         auto l = eval(a[0]), r = eval(a[1]);
         if (!l || !r) return std::nullopt;
         return attr_compare(*l, t.cmp, *r);
@@ -431,6 +433,53 @@ class Evaluator {
     return false;
   }
 
+  // The dimension `dim(x, k)` names when it is an expression over symbols (a dynamic axis
+  // such as `seq`, or one computed from it), nullopt when it is a number or unknown.
+  std::optional<shape::SymDim> symbolic_dim(const Term& t) const {
+    if (t.kind != Term::Kind::Func || t.fn != Fn::Dim) return std::nullopt;
+    ValueType vt = known_type(g_, value(t.args[0]));
+    auto k = eval(t.args[1]);
+    auto* i = k ? std::get_if<std::int64_t>(&*k) : nullptr;
+    if (!vt.shape_known || !i) return std::nullopt;
+    const auto r = static_cast<std::int64_t>(vt.shape.size());
+    const std::int64_t idx = *i < 0 ? *i + r : *i;
+    if (idx < 0 || idx >= r || vt.shape[static_cast<std::size_t>(idx)] >= 0) return std::nullopt;
+    const auto u = static_cast<std::size_t>(idx);
+    if (u >= vt.dim_params.size() || vt.dim_params[u].empty()) return std::nullopt;
+    return shape::SymDim::parse(vt.dim_params[u]);
+  }
+
+ public:
+  // A comparison with a symbolic `dim(...)` on either side, decided on the expressions:
+  // `dim(a, -1) == dim(b, 0)` holds when both are `seq`; `seq` against `seq + 1` differs by
+  // a number and is decided by it; anything else (`seq` against `past`, or against 64) is
+  // unknown. nullopt: not such a comparison, or unknown (the caller's evaluation of the
+  // plain values then finds the unknown dim and gives unknown too).
+  std::optional<bool> symbolic_compare(const Term& lt, Cmp cmp, const Term& rt) const {
+    auto l = symbolic_dim(lt), r = symbolic_dim(rt);
+    if (!l && !r) return std::nullopt;
+    auto operand = [&](const Term& t, std::optional<shape::SymDim>& d) {
+      if (d) return true;
+      auto v = eval(t);
+      auto* i = v ? std::get_if<std::int64_t>(&*v) : nullptr;
+      if (i) d = shape::SymDim::number(*i);
+      return i != nullptr;
+    };
+    if (!operand(lt, l) || !operand(rt, r)) return std::nullopt;
+    auto diff = difference(*l, *r);
+    if (!diff) return std::nullopt;
+    switch (cmp) {
+      case Cmp::Eq: return *diff == 0;
+      case Cmp::Ne: return *diff != 0;
+      case Cmp::Lt: return *diff < 0;
+      case Cmp::Le: return *diff <= 0;
+      case Cmp::Gt: return *diff > 0;
+      case Cmp::Ge: return *diff >= 0;
+      default: return std::nullopt;
+    }
+  }
+
+ private:
   std::optional<bool> boolean(const Term& t) const {
     auto v = eval(t);
     const bool* b = v ? std::get_if<bool>(&*v) : nullptr;
@@ -451,7 +500,10 @@ class Evaluator {
       }
       const std::string* pa = i < a.dim_params.size() && !a.dim_params[i].empty() ? &a.dim_params[i] : nullptr;
       const std::string* pb = i < b.dim_params.size() && !b.dim_params[i].empty() ? &b.dim_params[i] : nullptr;
-      if (!pa || !pb || *pa != *pb) return std::nullopt;
+      if (!pa || !pb) return std::nullopt;
+      // Symbolic dims (docs/shapes.md) are equal when their canonical forms are: the file's
+      // `seq+past` and an inferred `past + seq` are one dimension.
+      if (*pa != *pb && shape::SymDim::parse(*pa) != shape::SymDim::parse(*pb)) return std::nullopt;
     }
     return true;
   }
@@ -608,6 +660,8 @@ std::optional<AttrValue> eval_term(const Term& t, const Graph& g, const Embeddin
 
 bool eval_check(const ExprCheck& c, const Graph& g, const Embedding& e, const MatchProgram& p) {
   Evaluator ev(g, e, p);
+  if (c.mode == ExprCheck::Mode::Compare)
+    if (auto sym = ev.symbolic_compare(c.lhs, c.cmp, c.rhs)) return *sym != c.negated;
   auto l = ev.eval(c.lhs);
   if (!l) return false;
   switch (c.mode) {

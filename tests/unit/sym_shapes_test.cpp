@@ -1,0 +1,278 @@
+// Symbolic shapes (docs/shapes.md): the canonical form of symbolic dims, the import pass on
+// hand-built dynamic-axis graphs where libonnx's inference loses the rank, the per-node
+// pass for created com.microsoft nodes, and rule conditions deciding on symbols.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "graphfuse/io.h"
+#include "graphfuse/onnx.h"
+#include "graphfuse/rewrite.h"
+#include "graphfuse/rules.h"
+#include "graphfuse/type_inference.h"
+#include "io/onnx_convert.h"
+#include "io/onnx_shapes.h"
+#include "shape/sym_dim.h"
+
+using namespace graphfuse;
+using shape::SymDim;
+namespace fs = std::filesystem;
+
+TEST(SymDim, CanonicalFormsCompareEqual) {
+  EXPECT_EQ(SymDim::parse("seq+past"), SymDim::parse("past + seq"));
+  EXPECT_EQ(SymDim::parse("seq+past").text(), "past + seq");
+  EXPECT_EQ(SymDim::parse("seq*64").text(), "64*seq");
+  EXPECT_EQ(SymDim::parse("(a + 1)*(a - 1)").text(), "a*a - 1");
+  EXPECT_EQ(SymDim::parse("batch*seq*4*16").text(), "64*batch*seq");
+  EXPECT_EQ(SymDim::parse("seq - seq + 3"), SymDim::number(3));
+  EXPECT_TRUE(SymDim::parse("seq - seq + 3").is_number());
+  EXPECT_EQ(SymDim::parse("-seq + 4").text(), "-seq + 4");
+  // Texts parse back to what they came from.
+  for (const char* t : {"2*batch*seq + past - 1", "-3*a*b", "x_1 + y"})
+    EXPECT_EQ(SymDim::parse(SymDim::parse(t).text()), SymDim::parse(t)) << t;
+  // Free-text names (ONNX dim_params are any text) are opaque symbols: equal to
+  // themselves, never combined.
+  SymDim odd = SymDim::parse("batch size");
+  EXPECT_FALSE(odd.combinable());
+  EXPECT_EQ(odd.text(), "batch size");
+  EXPECT_FALSE(add(odd, SymDim::number(1)));
+  EXPECT_FALSE(SymDim::parse("2seq").combinable());
+}
+
+TEST(SymDim, ArithmeticAndExactDivision) {
+  SymDim b = SymDim::symbol("batch"), s = SymDim::symbol("seq");
+  auto bs = mul(b, s);
+  ASSERT_TRUE(bs);
+  auto total = mul(*bs, SymDim::number(64));
+  ASSERT_TRUE(total);
+  auto q = div_exact(*total, *mul(s, SymDim::number(4)));
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->text(), "16*batch");
+  EXPECT_FALSE(div_exact(*total, SymDim::symbol("past")));  // not a factor
+  EXPECT_FALSE(div_exact(*total, SymDim::number(128)));     // 64 is not divisible by 128
+  EXPECT_FALSE(div_exact(*add(s, SymDim::number(1)), SymDim::number(2)));
+  EXPECT_EQ(difference(*add(s, SymDim::number(3)), s), 3);
+  EXPECT_FALSE(difference(s, b));
+  EXPECT_FALSE(mul(SymDim::number(INT64_MAX), SymDim::number(2)));  // overflow: unknown
+}
+
+namespace {
+
+// A small ONNX graph builder: a float input x [batch, seq, 64] and nodes by name.
+struct Model {
+  onnx::ModelProto m;
+  onnx::GraphProto& g;
+  Model(int opset = 14) : g(*m.mutable_graph()) {
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(opset);
+    g.set_name("dyn");
+  }
+  void input(const std::string& name, std::vector<std::string> dims, int type = onnx::TensorProto::FLOAT) {
+    auto* vi = g.add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    auto* sh = tt->mutable_shape();
+    for (const auto& d : dims) {
+      if (std::isdigit(static_cast<unsigned char>(d[0]))) sh->add_dim()->set_dim_value(std::stoll(d));
+      else sh->add_dim()->set_dim_param(d);
+    }
+  }
+  void ints(const std::string& name, std::vector<std::int64_t> v, bool scalar = false) {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t->add_dims(static_cast<std::int64_t>(v.size()));
+    for (auto x : v) t->add_int64_data(x);
+  }
+  void floats(const std::string& name, std::vector<std::int64_t> dims) {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    std::int64_t n = 1;
+    for (auto d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
+    for (std::int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
+  }
+  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                        const std::string& domain = "") {
+    auto& n = *g.add_node();
+    n.set_op_type(op);
+    n.set_domain(domain);
+    n.set_name(out[0]);
+    for (const auto& i : in) n.add_input(i);
+    for (const auto& o : out) n.add_output(o);
+    return n;
+  }
+  void output(const std::string& name) { g.add_output()->set_name(name); }
+  Graph load() { return onnx_io::graph_from_model(m, "<test>", ""); }
+};
+
+void attr_ints(onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void attr_int(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// "[batch, seq, 4, 16]" for a value's type; "?" for an unknown dim, "unranked" for an
+// unknown rank.
+std::string shape_text(const Graph& g, const std::string& id) {
+  auto n = g.find(id);
+  if (!n) return "no node " + id;
+  const ValueType& t = g.node(*n).outputs[0].type;
+  if (!t.shape_known) return "unranked";
+  std::string s = "[";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) {
+    if (i) s += ", ";
+    if (t.shape[i] >= 0) s += std::to_string(t.shape[i]);
+    else if (i < t.dim_params.size() && !t.dim_params[i].empty()) s += t.dim_params[i];
+    else s += "?";
+  }
+  return s + "]";
+}
+
+// The head split of an exported attention block: Reshape(q, Concat(Shape(q)[0],
+// Shape(q)[1], 4, 16)), then the merge back with a -1, and a Slice of a position buffer
+// to the run-time sequence length.
+Model attention_chain() {
+  Model md;
+  md.input("x", {"batch", "seq", "64"});
+  md.ints("i0", {0}, true);
+  md.ints("i1", {1}, true);
+  md.ints("ax0", {0});
+  md.ints("heads", {4, 16});
+  md.ints("merge", {0, 0, -1});
+  md.node("Shape", {"x"}, {"shp"});
+  md.node("Gather", {"shp", "i0"}, {"b"});
+  md.node("Gather", {"shp", "i1"}, {"s"});
+  md.node("Unsqueeze", {"b", "ax0"}, {"b1"});
+  md.node("Unsqueeze", {"s", "ax0"}, {"s1"});
+  attr_int(md.node("Concat", {"b1", "s1", "heads"}, {"target"}), "axis", 0);
+  md.node("Reshape", {"x", "target"}, {"split"});
+  attr_ints(md.node("Transpose", {"split"}, {"qt"}), "perm", {0, 2, 1, 3});
+  md.node("MatMul", {"qt", "qt_t"}, {"scores"});
+  attr_ints(md.node("Transpose", {"split"}, {"qt_t"}), "perm", {0, 2, 3, 1});
+  attr_int(md.node("Softmax", {"scores"}, {"probs"}), "axis", -1);
+  md.node("MatMul", {"probs", "qt"}, {"ctx"});
+  attr_ints(md.node("Transpose", {"ctx"}, {"ctx_t"}), "perm", {0, 2, 1, 3});
+  md.node("Reshape", {"ctx_t", "merge"}, {"merged"});
+  // pos [1, 128, 64] sliced to [1, seq, 64] and added: broadcast against [batch, seq, 64].
+  md.floats("pos", {1, 128, 64});
+  md.node("Slice", {"pos", "i0_1", "s1", "ax1"}, {"pos_s"});
+  md.ints("i0_1", {0});
+  md.ints("ax1", {1});
+  md.node("Add", {"merged", "pos_s"}, {"sum"});
+  md.floats("gamma", {64});
+  md.floats("beta", {64});
+  attr_int(md.node("LayerNormalization", {"sum", "gamma", "beta"}, {"ln"}), "axis", -1);
+  md.node("Relu", {"ln"}, {"y"});
+  md.output("y");
+  return md;
+}
+
+}  // namespace
+
+TEST(SymbolicShapes, ReshapeAndSliceChainsKeepTheirSymbols) {
+  Model md = attention_chain();
+  Graph g = md.load();
+  EXPECT_EQ(shape_text(g, "shp"), "[3]");
+  EXPECT_EQ(shape_text(g, "target"), "[4]");
+  EXPECT_EQ(shape_text(g, "split"), "[batch, seq, 4, 16]");
+  EXPECT_EQ(shape_text(g, "qt"), "[batch, 4, seq, 16]");
+  EXPECT_EQ(shape_text(g, "scores"), "[batch, 4, seq, seq]");
+  EXPECT_EQ(shape_text(g, "ctx"), "[batch, 4, seq, 16]");
+  EXPECT_EQ(shape_text(g, "merged"), "[batch, seq, 64]");  // -1 = batch*seq*64 / (batch*seq)
+  EXPECT_EQ(shape_text(g, "pos_s"), "[1, seq, 64]");
+  EXPECT_EQ(shape_text(g, "sum"), "[batch, seq, 64]");
+  EXPECT_EQ(shape_text(g, "ln"), "[batch, seq, 64]");
+  // A graph output the file declares without a type keeps its declaration (export writes it).
+  EXPECT_EQ(shape_text(g, "y"), "unranked");
+  // The pass's values are listed as inferred, so export writes no value_info for them.
+  const auto* names = g.properties().get_if<std::vector<std::string>>(onnx_io::kInferredValues);
+  ASSERT_NE(names, nullptr);
+  EXPECT_NE(std::find(names->begin(), names->end(), "merged"), names->end());
+  onnx::ModelProto back = onnx_io::model_from_graph(g);
+  EXPECT_EQ(back.graph().value_info_size(), 0);
+}
+
+TEST(SymbolicShapes, ArithmeticOnShapeValues) {
+  // GPT-2's causal mask: bias[:, :, k - q : k, :k] with k = q = seq from Shape.
+  Model md;
+  md.input("x", {"batch", "seq", "8"});
+  md.floats("bias", {1, 1, 32, 32});
+  md.ints("i1", {1}, true);
+  md.ints("ax0", {0});
+  md.ints("axes", {2});
+  md.ints("axes3", {3});
+  md.ints("zero", {0});
+  md.node("Shape", {"x"}, {"shp"});
+  md.node("Gather", {"shp", "i1"}, {"q"});
+  md.node("Gather", {"shp", "i1"}, {"k"});
+  md.node("Sub", {"k", "q"}, {"start"});
+  md.node("Unsqueeze", {"start", "ax0"}, {"start1"});
+  md.node("Unsqueeze", {"k", "ax0"}, {"k1"});
+  md.node("Slice", {"bias", "start1", "k1", "axes"}, {"rows"});
+  md.node("Slice", {"rows", "zero", "k1", "axes3"}, {"mask"});
+  // A Range to the sequence length, and ConstantOfShape / Expand from computed shapes.
+  md.ints("zero_s", {0}, true);
+  md.ints("one_s", {1}, true);
+  md.node("Range", {"zero_s", "q", "one_s"}, {"positions"});
+  md.node("Concat", {"k1", "k1"}, {"sq"});
+  attr_int(md.g.mutable_node(md.g.node_size() - 1)[0], "axis", 0);
+  md.node("ConstantOfShape", {"sq"}, {"zeros"});
+  md.node("Expand", {"mask", "sq"}, {"expanded"});
+  md.node("Mul", {"k", "one_s"}, {"k_times"});
+  md.node("Concat", {"k1", "k_times1"}, {"all"});
+  attr_int(md.g.mutable_node(md.g.node_size() - 1)[0], "axis", 0);
+  md.node("Unsqueeze", {"k_times", "ax0"}, {"k_times1"});
+  md.output("all");
+  Graph g = md.load();
+  EXPECT_EQ(shape_text(g, "mask"), "[1, 1, seq, seq]");
+  EXPECT_EQ(shape_text(g, "positions"), "[seq]");
+  EXPECT_EQ(shape_text(g, "zeros"), "[seq, seq]");
+  EXPECT_EQ(shape_text(g, "expanded"), "[1, 1, seq, seq]");
+  EXPECT_EQ(shape_text(g, "k_times"), "[]");
+}
+
+TEST(SymbolicShapes, UnknownStaysUnknown) {
+  // A Reshape to a shape read from another graph input is not known; a Slice to a
+  // number bound on a symbolic axis is min(seq, 4): not known either.
+  Model md;
+  md.input("x", {"batch", "seq", "8"});
+  md.input("target", {"3"}, onnx::TensorProto::INT64);
+  md.ints("zero", {0});
+  md.ints("four", {4});
+  md.ints("ax1", {1});
+  md.node("Reshape", {"x", "target"}, {"r"});
+  md.node("Slice", {"x", "zero", "four", "ax1"}, {"s"});
+  md.node("Concat", {"r", "s"}, {"all"});
+  attr_int(md.g.mutable_node(md.g.node_size() - 1)[0], "axis", 0);
+  md.output("all");
+  Graph g = md.load();
+  EXPECT_EQ(shape_text(g, "r"), "[?, ?, ?]");  // the rank comes from the shape's length
+  // libonnx names the dim it could not follow with a fresh symbol (unk__N), equal to no other.
+  const std::string s = shape_text(g, "s");
+  EXPECT_TRUE(s == "[batch, ?, 8]" || s.starts_with("[batch, unk__")) << s;
+}
+
+TEST(SymbolicShapes, CreatedMicrosoftNodesGetTypes) {
+  Model md = attention_chain();
+  Graph g = md.load();
+  auto inference = type_inference_for(g);
+  ASSERT_TRUE(inference);
+  NodeId sum = *g.find("sum"), gamma = *g.find("gamma"), beta = *g.find("beta");
+  NodeId skip = g.add_node("skip_ln", OpType::intern("com.microsoft.SkipLayerNormalization"),
+                           {ValueRef{sum, 0}, ValueRef{sum, 0}, ValueRef{gamma, 0}, ValueRef{beta, 0}});
+  inference->infer(g, skip);
+  EXPECT_EQ(shape_text(g, "skip_ln"), "[batch, seq, 64]");
+  EXPECT_EQ(g.node(skip).outputs[0].type.dtype, DType::Float32);
+}
