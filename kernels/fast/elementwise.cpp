@@ -168,6 +168,15 @@ void register_fast_elementwise(KernelRegistry& r) {
   un("Erf", UnaryOp::Erf);
   un("Exp", UnaryOp::Exp);
   un("com.microsoft.Gelu", UnaryOp::Gelu);
+  {
+    // FastGelu without its bias input runs elementwise here; with the bias, the reference's
+    // broadcast add.
+    KernelFn ref = *r.find("com.microsoft.FastGelu");
+    r.add("com.microsoft.FastGelu", [ref](const KernelCall& c) {
+      if (c.input(1) != nullptr) return ref(c);
+      return unary(UnaryOp::GeluTanh, 0.0f, c);
+    });
+  }
   r.add("com.microsoft.QuickGelu", [](const KernelCall& c) {
     return unary(UnaryOp::QuickGelu, attr_float(c.attrs, "alpha", 1.702f), c);
   }, LayoutSupport::Elementwise);

@@ -105,16 +105,19 @@ std::vector<Tensor> unary(UnaryOp op, float alpha, const KernelCall& c) {
   return {y};
 }
 
-// com.microsoft.BiasGelu: Gelu(A + B) with B broadcast along the last axis.
-std::vector<Tensor> bias_gelu(const KernelCall& c) {
+// com.microsoft.BiasGelu: Gelu(A + B), and com.microsoft.FastGelu with its bias input:
+// FastGelu(A + B) (tanh form), B broadcast along the last axis.
+std::vector<Tensor> bias_gelu_of(UnaryOp op, const KernelCall& c) {
   const Tensor& a = c.required(0);
   const Tensor& b = c.required(1);
   Tensor sum = binary_typed<float>(BinaryOp::Add, a, b, DType::Float32);
   check(sum.shape == a.shape, "bias must broadcast to the input shape");
   float* p = mut<float>(sum);
-  for (std::int64_t i = 0; i < sum.num_elements(); ++i) p[i] = unary_scalar(UnaryOp::Gelu, p[i], 0);
+  for (std::int64_t i = 0; i < sum.num_elements(); ++i) p[i] = unary_scalar(op, p[i], 0);
   return {sum};
 }
+
+std::vector<Tensor> bias_gelu(const KernelCall& c) { return bias_gelu_of(UnaryOp::Gelu, c); }
 
 // Identity and inference-mode Dropout: the output is the input (shared, not copied);
 // Dropout's optional mask output is all true.
@@ -149,7 +152,9 @@ void register_reference_elementwise(KernelRegistry& r) {
     return unary(approx == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, 0.0f, c);
   });
   r.add("com.microsoft.FastGelu", [](const KernelCall& c) {
-    check(c.input(1) == nullptr, "FastGelu with a bias input is not supported");
+    // ONNX Runtime's FastGelu(X [, bias]): the tanh GELU of X (+ bias); with the bias it is
+    // what the transformers optimizer calls BiasFastGelu.
+    if (c.input(1) != nullptr) return bias_gelu_of(UnaryOp::GeluTanh, c);
     return unary(UnaryOp::GeluTanh, 0.0f, c);
   });
   r.add("com.microsoft.QuickGelu", [](const KernelCall& c) {

@@ -138,7 +138,7 @@ TEST(FastVsReference, ElementwiseAndNorms) {
   same("Pow", {rnd({3, 40, 64}, 5, 0.1f, 2.0f), T({}, {2.0f})});
   same("Pow", {rnd({3, 40, 64}, 5, 0.1f, 2.0f), T({}, {0.5f})});
   for (const char* op : {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Sqrt",
-                         "Erf", "com.microsoft.Gelu", "com.microsoft.QuickGelu"})
+                         "Erf", "com.microsoft.Gelu", "com.microsoft.QuickGelu", "com.microsoft.FastGelu"})
     same(op, {op == std::string("Sqrt") ? rnd({3, 40, 64}, 6, 0.0f, 4.0f) : x});
   same("Clip", {x, T({}, {-0.2f}), T({}, {0.3f})});
   same("BiasAdd", {rnd({2, 5, 5, 64}, 7), rnd({64}, 8)});
@@ -149,6 +149,7 @@ TEST(FastVsReference, ElementwiseAndNorms) {
   same("com.microsoft.SkipLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12), rnd({64}, 13), rnd({64}, 14)});
   same("com.microsoft.SkipLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12)});
   same("SimplifiedLayerNormalization", {x, rnd({64}, 9)});
+  same("com.microsoft.FastGelu", {x, rnd({64}, 9)}, {}, "with bias");
   same("com.microsoft.SkipSimplifiedLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12)});
   same("com.microsoft.SkipSimplifiedLayerNormalization", {x, rnd({3, 40, 64}, 11), rnd({64}, 12), rnd({64}, 13)});
   // Four outputs: the statistics and input_skip_bias_sum, which a pre-norm block's next residual reads.

@@ -263,6 +263,28 @@ function geluCases() {
   m.op('g', 'Gelu', ['xb']);
   m.output('g');
   out.push({ model: m, expect: { 'com.microsoft.BiasGelu': 1, Gelu: 0, Add: 0 } });
+
+  // The tanh GELU: GPT-2's spelling on a biased input (-> FastGelu with its bias input),
+  // x * (1 + tanh) * 0.5, and torch's gelu(approximate="tanh") with the cube as x * (x * x).
+  m = new Model('fast_gelu_family', 14);
+  m.input('x', [2, 3, 8]);
+  m.weight('bias', [8]);
+  for (const [id, v] of [['three', 3], ['kappa', 0.044715], ['beta', Math.sqrt(2 / Math.PI)], ['one', 1], ['half', 0.5]])
+    m.scalar(id, v);
+  const tanhGelu = (t, y, cube, halfLast) => {
+    if (cube) m.op(`p${t}`, 'Pow', [y, 'three']);
+    else m.op(`p${t}`, 'Mul', [y, m.op(`xx${t}`, 'Mul', [y, y])]);
+    m.op(`k${t}`, 'Mul', [`p${t}`, 'kappa']);
+    m.op(`i${t}`, 'Add', [y, `k${t}`]);
+    m.op(`s${t}`, 'Mul', ['beta', `i${t}`]);
+    m.op(`t${t}`, 'Tanh', [`s${t}`]);
+    m.op(`o${t}`, 'Add', [`t${t}`, 'one']);
+    if (!halfLast) return m.op(`g${t}`, 'Mul', [m.op(`h${t}`, 'Mul', [y, 'half']), `o${t}`]);
+    return m.op(`g${t}`, 'Mul', ['half', m.op(`m${t}`, 'Mul', [y, `o${t}`])]);
+  };
+  m.op('xb', 'Add', ['x', 'bias']);
+  m.output(tanhGelu('1', 'xb', true, false), tanhGelu('2', 'x', true, true), tanhGelu('3', 'x', false, true));
+  out.push({ model: m, expect: { 'com.microsoft.FastGelu': 3, Tanh: 0, Mul: 0, Add: 0, Pow: 0, Constant: 0 } });
   return out;
 }
 
