@@ -284,7 +284,7 @@ std::vector<OutType> infer_node(Context& c, NodeId id) {
     std::vector<Shape> shapes;
     for (ValueRef v : n.inputs) shapes.push_back(c.shape(v));
     out[0].shape = broadcast(shapes);
-  } else if (op == "LayerNormalization") {
+  } else if (op == "LayerNormalization" || op == "SimplifiedLayerNormalization") {
     out[0].shape = x;
     // Mean and inverse std dev: the normalized axes become 1.
     if (x.known) {
