@@ -333,6 +333,35 @@ function layerNormCases() {
   m.output('ln2');
   out.push({ model: m, expect: { 'com.microsoft.SkipLayerNormalization': 2, LayerNormalization: 0, Add: 0 } });
 
+  // Pre-LN blocks (GPT-2, ViT): each residual sum feeds a layer norm and the next residual;
+  // the Linear in front of each residual has a bias vector. The bias and residual Adds
+  // before each norm go (the biases into input 5, the sums the next residuals read into
+  // output 3 of the fused nodes); 3 Adds per block stay (a bias before Tanh, two residuals
+  // no norm reads).
+  for (const opset of [14, 17]) {
+    m = new Model(`skip_layernorm_pre_ln_opset${opset}`, opset);
+    m.input('h', [2, 4, 16]);
+    m.scalar('two', 2);
+    m.scalar('eps', 1e-5);
+    let h = 'h';
+    for (const t of ['1', '2', '3']) {
+      m.weight(`gamma${t}`, [16], { lo: 0.5, hi: 1.5 });
+      m.weight(`beta${t}`, [16]);
+      m.weight(`w${t}`, [16, 16]);
+      m.weight(`bias${t}`, [16]);
+      const lin = m.op(`lin${t}`, 'Add', [m.op(`mm${t}`, 'MatMul', [h, `w${t}`]), `bias${t}`]);
+      const s = m.op(`s${t}`, 'Add', [h, m.op(`act${t}`, 'Tanh', [lin])]);
+      const xb = m.op(`xb${t}`, 'Add', [m.op(`mx${t}`, 'MatMul', [s, `w${t}`]), `bias${t}`]);
+      const r = m.op(`r${t}`, 'Add', [xb, s]);
+      if (opset >= 17) m.op(`ln${t}`, 'LayerNormalization', [r, `gamma${t}`, `beta${t}`], { axis: -1, epsilon: 1e-5 });
+      else decomposed(m, t, r);
+      h = m.op(`res${t}`, 'Add', [r, m.op(`f${t}`, 'Sigmoid', [`ln${t}`])]);
+    }
+    m.output(h);
+    out.push({ model: m, expect: { 'com.microsoft.SkipLayerNormalization': 3, LayerNormalization: 0, ReduceMean: 0,
+                                   Add: 9 } });
+  }
+
   // onnx_layernorm_decomposed: a decomposed layer norm without a fusable residual Add in
   // front (the first on the input itself, the second behind an Add of a constant, which
   // SkipLayerNormalization does not take) becomes ONNX's LayerNormalization, which exists
