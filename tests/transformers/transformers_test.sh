@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# ctest entry point for transformers_models: the exported transformer blocks in
+# tests/data/transformers go through `graphfuse apply --rules rules/onnx`; ONNX Runtime must run
+# every output as written (optimizer disabled) within 1e-4 of the original's largest output,
+# onnx.checker must pass, and the node count must not exceed expected.json's expect_at_most
+# (ORT's transformers optimizer's count is recorded beside it).
+# usage: transformers_test.sh GRAPHFUSE   (exit 77 = skipped: no node/npm/ORT or no python3-onnx)
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$here/../.."
+graphfuse="${1:?usage: transformers_test.sh GRAPHFUSE}"
+py=/usr/bin/python3
+if ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
+  echo "skipped: $py with onnx and numpy (python3-onnx) is unavailable"
+  exit 77
+fi
+"$root/tests/ort/install.sh"
+case $? in
+  0) ;;
+  2) echo "skipped: ONNX Runtime (onnxruntime-node) is unavailable"; exit 77 ;;
+  *) echo "error: installing onnxruntime-node failed"; exit 1 ;;
+esac
+data="$root/tests/data/transformers"
+exec "$py" "$root/bench/transformers/compare.py" --graphfuse "$graphfuse" --check "$data/expected.json" \
+     --batch 2 --seq 16 "$data"/*.onnx
