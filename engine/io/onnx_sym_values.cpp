@@ -49,23 +49,50 @@ Dim divide(const SymDim& a, const SymDim& b) {
   return div_exact(a, b);
 }
 
-// 1 / 0 when a and b are certainly equal / different, unknown otherwise.
-Dim equal(const SymDim& a, const SymDim& b) {
-  auto d = difference(a, b);
+// The symbols of shape values come from dims, which are never negative: an expression
+// whose coefficients are all >= 0 is >= 0, and > 0 when its constant is.
+bool nonneg(const SymDim& d) {
+  for (const SymDim::Term& t : d.terms())
+    if (t.coef < 0) return false;
+  return true;
+}
+bool positive(const SymDim& d) {
+  return nonneg(d) && !d.terms().empty() && d.terms().back().syms.empty() && d.terms().back().coef > 0;
+}
+
+// The sign of a - b when the expressions decide it: -1, 0, 1; or 2 for ">= 0", -2 for "<= 0".
+std::optional<int> compare(const SymDim& a, const SymDim& b) {
+  auto d = sub(a, b);
   if (!d) return std::nullopt;
-  return SymDim::number(*d == 0 ? 1 : 0);
+  if (d->is_number()) return d->value() < 0 ? -1 : d->value() > 0 ? 1 : 0;
+  auto m = sub(SymDim{}, *d);
+  if (positive(*d)) return 1;
+  if (m && positive(*m)) return -1;
+  if (nonneg(*d)) return 2;
+  if (m && nonneg(*m)) return -2;
+  return std::nullopt;
+}
+
+// 1 / 0 when a and b are certainly equal / different, unknown otherwise (`Equal(batch, -1)`
+// in torch's expand idiom is 0: a dim is never -1).
+Dim equal(const SymDim& a, const SymDim& b) {
+  auto c = compare(a, b);
+  if (!c || *c == 2 || *c == -2) return std::nullopt;
+  return SymDim::number(*c == 0 ? 1 : 0);
 }
 
 Dim compare_less(const SymDim& a, const SymDim& b) {
-  auto d = difference(a, b);
-  if (!d) return std::nullopt;
-  return SymDim::number(*d < 0 ? 1 : 0);
+  auto c = compare(a, b);
+  if (!c) return std::nullopt;
+  if (*c == -1) return SymDim::number(1);
+  if (*c >= 0) return SymDim::number(0);
+  return std::nullopt;  // <= 0: equal or less
 }
 
 Dim pick(const SymDim& a, const SymDim& b, bool max) {
-  auto d = difference(a, b);
-  if (!d) return std::nullopt;
-  return (*d >= 0) == max ? a : b;
+  auto c = compare(a, b);
+  if (!c) return std::nullopt;
+  return (*c >= 0) == max ? a : b;
 }
 
 }  // namespace

@@ -230,6 +230,12 @@ TEST(SymbolicShapes, ArithmeticOnShapeValues) {
   attr_int(md.g.mutable_node(md.g.node_size() - 1)[0], "axis", 0);
   md.node("ConstantOfShape", {"sq"}, {"zeros"});
   md.node("Expand", {"mask", "sq"}, {"expanded"});
+  // torch's expand idiom: Where(Equal(shape, -1), 1, shape); a dim is never -1.
+  md.ints("minus", {-1, -1});
+  md.ints("ones", {1, 1});
+  md.node("Equal", {"sq", "minus"}, {"is_minus"});
+  md.node("Where", {"is_minus", "ones", "sq"}, {"target"});
+  md.node("Expand", {"mask", "target"}, {"expanded2"});
   md.node("Mul", {"k", "one_s"}, {"k_times"});
   md.node("Concat", {"k1", "k_times1"}, {"all"});
   attr_int(md.g.mutable_node(md.g.node_size() - 1)[0], "axis", 0);
@@ -240,6 +246,7 @@ TEST(SymbolicShapes, ArithmeticOnShapeValues) {
   EXPECT_EQ(shape_text(g, "positions"), "[seq]");
   EXPECT_EQ(shape_text(g, "zeros"), "[seq, seq]");
   EXPECT_EQ(shape_text(g, "expanded"), "[1, 1, seq, seq]");
+  EXPECT_EQ(shape_text(g, "expanded2"), "[1, 1, seq, seq]");
   EXPECT_EQ(shape_text(g, "k_times"), "[]");
 }
 
