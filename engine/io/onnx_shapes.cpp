@@ -5,9 +5,31 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <exception>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace graphfuse::onnx_io {
+
+namespace {
+
+// libonnx 1.12's data propagation dereferences the type of a Shape node's input without
+// checking it (SIGSEGV): an input whose type inference could not give, downstream of an op
+// it has no schema for (a com.microsoft FusedMatMul a rule made, feeding Shape in a
+// dynamic-axis export). Such models are inferred without data propagation; graphfuse's
+// symbolic pass (onnx_sym_infer.h) follows the Shape chains instead.
+bool data_propagation_safe(const onnx::ModelProto& model) {
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& o : model.opset_import())
+    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
+  for (const auto& n : model.graph().node()) {
+    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+    auto it = opsets.find(domain);
+    if (it == opsets.end() || !onnx::OpSchemaRegistry::Schema(n.op_type(), it->second, domain)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string* failure) {
   std::vector<InferredType> out;
@@ -32,7 +54,7 @@ std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string
     // check_type off, error_mode 0: a node ONNX cannot type is skipped, not an error
     // (ONNX Runtime runs models whose every node ONNX's own inference cannot follow).
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
+                                       onnx::ShapeInferenceOptions(false, 0, data_propagation_safe(model)));
     for (const auto& vi : gp.value_info())
       if (vi.has_type() && !declared.count(vi.name())) out.emplace_back(vi.name(), vi.type());
   } catch (const std::exception& e) {

@@ -22,7 +22,8 @@ inline constexpr std::string_view kInferenceError = "onnx.shape_inference_error"
 using InferredType = std::pair<std::string, onnx::TypeProto>;
 
 /// Runs onnx::shape_inference::InferShapes on `model` (data propagation on, so Shape ->
-/// Gather -> Concat -> Reshape chains resolve) and returns, in graph order, the types it
+/// Gather -> Concat -> Reshape chains resolve, unless a node has no libonnx schema: then
+/// off, because libonnx's data propagation crashes on a Shape of an untyped value) and returns, in graph order, the types it
 /// inferred for values the file declares no type for (not a typed graph input, output or
 /// value_info). `model` is left as it was: its input, output and value_info lists are
 /// restored. Inference is best effort: a node it cannot type (an op without a schema, such

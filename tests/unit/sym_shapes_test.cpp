@@ -363,3 +363,30 @@ TEST(SymbolicShapes, DynamicBertExportFusesItsLayerNorms) {
   for (NodeId n : g.nodes()) skip += g.node(n).op.name() == "com.microsoft.SkipLayerNormalization" ? 1 : 0;
   EXPECT_EQ(skip, 4u);  // two blocks, two residual norms each
 }
+
+// A rule's com.microsoft output feeding Shape in a dynamic-axis graph (FusedMatMul from
+// onnx_matmul_div_out in an attention block): libonnx 1.12's data propagation crashed on
+// the Shape of the untyped value; the model imports, and the symbolic pass types the chain.
+TEST(SymbolicShapes, ShapeOfAMicrosoftOpOutputImports) {
+  Model md(17);
+  auto* ms = md.m.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  md.input("x", {"batch", "seq", "8"});
+  md.floats("w", {8, 8});
+  md.ints("i1", {1}, true);
+  md.ints("ax0", {0});
+  md.ints("tail", {2, 4});
+  md.node("FusedMatMul", {"x", "w"}, {"mm"}, "com.microsoft");
+  md.node("Shape", {"mm"}, {"shp"});
+  md.node("Gather", {"shp", "i1"}, {"s"});
+  md.node("Unsqueeze", {"s", "ax0"}, {"s1"});
+  md.ints("minus", {-1});
+  attr_int(md.node("Concat", {"minus", "s1", "tail"}, {"target"}), "axis", 0);
+  md.node("Reshape", {"mm", "target"}, {"r"});
+  md.node("Relu", {"r"}, {"y"});
+  md.output("y");
+  Graph g = md.load();
+  EXPECT_EQ(shape_text(g, "mm"), "[batch, seq, 8]");
+  EXPECT_EQ(shape_text(g, "r"), "[batch, seq, 2, 4]");
+}
