@@ -4,12 +4,14 @@
 # Without `judge`: the GraphDef and TF.js round trips must give the input's bytes back (.pb
 # whole, TF.js shards) and the same model.json. With `judge`: TF.js (cpu and wasm) runs every
 # TF.js model and its round trip on seeded inputs and they must agree; exit 77 = skipped
-# (no node/npm or registry).
+# (no node/npm or registry). With `judge RULES_DIR`: also rewrites every TF.js model with the
+# rules there and --target tfjs-wasm, and TF.js must run and agree on the rewritten model.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 gf="${1:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
 data="${2:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
 mode="${3:-bytes}"
+rules_dir="${4:-}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_tf.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -40,6 +42,19 @@ for model in "$data"/*/model.json; do
       echo "ok   $name: TF.js agrees ($(tr '\n' ' ' <"$work/log"))"
     else
       echo "FAIL $name: $(cat "$work/log")"; status=1
+    fi
+    if [ -n "$rules_dir" ]; then
+      mkdir -p "$out/fused"
+      args=()
+      for r in "$rules_dir"/*.yaml; do args+=(-r "$r"); done
+      if ! "$gf" apply "$model" "${args[@]}" --target tfjs-wasm -q -o "$out/fused/model.json"; then
+        echo "FAIL $name: apply rules"; status=1; continue
+      fi
+      if node "$here/judge.js" "$model" "$out/fused/model.json" >"$work/log" 2>&1; then
+        echo "ok   $name: rewritten for tfjs-wasm, TF.js agrees ($(tr '\n' ' ' <"$work/log"))"
+      else
+        echo "FAIL $name rewritten: $(cat "$work/log")"; status=1
+      fi
     fi
     continue
   fi

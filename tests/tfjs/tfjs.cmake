@@ -4,8 +4,9 @@
 add_test(NAME tf_roundtrip
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR}/tests/data/tf)
 set_tests_properties(tf_roundtrip PROPERTIES TIMEOUT 120 LABELS tfjs)
-# tfjs_judge: TF.js (cpu, wasm) agrees on every TF.js model and its round trip; skipped (77)
-# without node/npm/registry.
+# tfjs_judge: TF.js (cpu, wasm) agrees on every TF.js model, its round trip, and its rewrite
+# by rules/tf for --target tfjs-wasm; skipped (77) without node/npm/registry.
 add_test(NAME tfjs_judge
-         COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR}/tests/data/tf judge)
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR}/tests/data/tf judge
+                 ${PROJECT_SOURCE_DIR}/rules/tf)
 set_tests_properties(tfjs_judge PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS tfjs RESOURCE_LOCK tfjs_node_modules)
