@@ -328,8 +328,13 @@ class Reader {
   }
 
   void add_outputs() {
+    std::vector<std::string> names;
     for (std::size_t k = 0; k < ids_.size(); ++k)
-      if (!read_[k]) g_.add_output(ValueRef{ids_[k], 0});
+      if (!read_[k]) {
+        g_.add_output(ValueRef{ids_[k], 0});
+        names.push_back(gd_.node(static_cast<int>(k)).name());
+      }
+    g_.properties().set(std::string(kOutputNames), std::move(names));
   }
 
   void keep_graph_fields() {
@@ -488,6 +493,25 @@ tf::GraphDef graph_to_graphdef(const Graph& g) {
       }
     }
   }
+  // An output whose node a rule removed (an Identity folded into its input) is fetched by
+  // its old name: an Identity of that name gives it back.
+  const auto* names = p.get_if<std::vector<std::string>>(kOutputNames);
+  if (names && names->size() == g.outputs().size())
+    for (std::size_t k = 0; k < names->size(); ++k) {
+      const std::string& name = (*names)[k];
+      if (g.find(name)) continue;
+      ValueRef v = g.outputs()[k];
+      const Node& from = g.node(v.node);
+      tf::NodeDef& id = *gd.add_node();
+      id.set_name(name);
+      id.set_op("Identity");
+      id.add_input(v.port == 0 ? from.id : from.id + ":" + std::to_string(v.port));
+      tf::AttrEntry& e = *id.add_attr();
+      e.set_key("T");
+      const Opaque* t = from.attrs.get_if<Opaque>("T");
+      if (!(t && t->kind == kOpaqueAttr && e.mutable_value()->ParseFromString(t->bytes)))
+        e.mutable_value()->set_type(tf::DT_FLOAT);
+    }
   if (const Opaque* o = p.get_if<Opaque>(kVersions)) gd.mutable_versions()->ParseFromString(o->bytes);
   if (const Opaque* o = p.get_if<Opaque>(kLibrary)) gd.set_library(o->bytes);
   if (const auto* v = p.get_if<std::int64_t>(kVersion)) gd.set_version(static_cast<std::int32_t>(*v));

@@ -28,6 +28,9 @@ inline constexpr std::string_view kOpaqueTensor = "tf.TensorProto";
 inline constexpr std::string_view kVersions = "tf.versions";  ///< Opaque tf.VersionDef
 inline constexpr std::string_view kLibrary = "tf.library";    ///< Opaque tf.FunctionDefLibrary
 inline constexpr std::string_view kVersion = "tf.version";    ///< int (GraphDef.version)
+/// The names of the graph outputs as read (the sinks' node names), in order: a rule that
+/// removes an output node (an Identity) must not change the names a user fetches.
+inline constexpr std::string_view kOutputNames = "tf.output_names";  ///< strings
 /// GraphDef fields graphfuse does not declare, serialized.
 inline constexpr std::string_view kGraphRest = "tf.graph_rest";
 

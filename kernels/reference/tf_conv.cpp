@@ -103,9 +103,52 @@ Tensor run_conv2d_nchw(ConvImpl conv, OutputAlloc alloc, const KernelCall& c, co
   return transpose4(run_tf_conv(conv, alloc, c, p, xt, w, nullptr, nullptr, false), {0, 3, 1, 2});
 }
 
+// A depthwise filter [H, W, C, M] is the grouped Conv2D filter [H, W, 1, C * M] over the
+// same bytes (output channel c * M + m reads input channel c only), so the convolution
+// runs as C groups of one input channel each.
+Tensor depthwise_as_grouped(const Tensor& w) {
+  if (w.shape.size() != 4) fail("a depthwise filter is 4-D [H, W, C, M], has " + shape_str(w.shape));
+  if (w.shape[2] <= 0 || w.shape[3] <= 0 || w.shape[2] > (std::int64_t{1} << 31) || w.shape[3] > (std::int64_t{1} << 31))
+    fail("a depthwise filter needs 1 to 2^31 channels and multipliers, has " + shape_str(w.shape));
+  Tensor g = w;
+  g.shape = {w.shape[0], w.shape[1], 1, w.shape[2] * w.shape[3]};
+  return g;
+}
+
+Tensor run_depthwise(ConvImpl conv, OutputAlloc alloc, const KernelCall& c, const Tensor& x, const Tensor& w,
+                     const Tensor* b, const TfEpilogue* e) {
+  if (x.shape.size() != 4 || w.shape.size() != 4 || x.shape[3] != w.shape[2])
+    fail("a depthwise convolution needs an NHWC input whose channels are the filter's third dimension (input " +
+         shape_str(x.shape) + ", filter " + shape_str(w.shape) + ")");
+  // The grouped convolution a depthwise one becomes has kernels (oneDNN's) that refuse
+  // windows the reference would run; refuse them in both sets alike, naming the attribute.
+  for (const char* name : {"strides", "dilations"})
+    for (std::int64_t v : attr_ints(c.attrs, name))
+      if (v < 1 || v > (std::int64_t{1} << 24))
+        fail(std::string(name) + " of a depthwise convolution must be 1 to 2^24, has " + std::to_string(v));
+  const Tensor wg = depthwise_as_grouped(w);
+  if (!e) {
+    if (attr_string(c.attrs, "data_format", "NHWC") == "NCHW") return run_conv2d_nchw(conv, alloc, c, x, wg);
+    return run_tf_conv(conv, alloc, c, conv_params_tf(c.attrs, x.shape, wg.shape), x, wg, nullptr, nullptr, false);
+  }
+  if (attr_string(c.attrs, "data_format", "NHWC") != "NHWC") fail("FusedDepthwiseConv2dNative is NHWC only");
+  ConvParams p = conv_params_tf(c.attrs, x.shape, wg.shape);
+  p.act = e->act;
+  if (e->add) fail("FusedDepthwiseConv2dNative takes no residual Add");
+  return run_tf_conv(conv, alloc, c, p, x, wg, b, nullptr, e->elu);
+}
+
 }  // namespace
 
 void register_tf_conv(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc) {
+  r.add("DepthwiseConv2dNative", [conv, alloc](const KernelCall& c) {
+    return std::vector<Tensor>{run_depthwise(conv, alloc, c, c.required(0), c.required(1), nullptr, nullptr)};
+  });
+  // TF.js's converter's fused depthwise convolution (TensorFlow's is _FusedDepthwiseConv2dNative).
+  r.add("FusedDepthwiseConv2dNative", [conv, alloc](const KernelCall& c) {
+    const TfEpilogue e = parse_tf_epilogue(c, 2);
+    return std::vector<Tensor>{run_depthwise(conv, alloc, c, c.required(0), c.required(1), &c.required(2), &e)};
+  });
   r.add("Conv2D", [conv, alloc](const KernelCall& c) {
     const Tensor& x = c.required(0);
     const Tensor& w = c.required(1);
