@@ -118,6 +118,39 @@ Json graphdef_to_topology(const tf::GraphDef& gd, const Graph& g) {
 
 tf::DataType weight_tf_dtype(DType t) { return tf_io::dtype_to_tf(t); }
 
+// The signature's outputs ("name:port", top level or in userDefinedMetadata) are what an app
+// fetches; one that other nodes also read is no sink, so it is made a graph output here, kept
+// by every rewrite under its name.
+void add_signature_outputs(Graph& g, const Json& model, const std::string& file) {
+  const Json* sig = nullptr;
+  if (auto s = model.find("signature"); s != model.end()) sig = &*s;
+  else if (auto m = model.find("userDefinedMetadata"); m != model.end() && m->is_object())
+    if (auto s2 = m->find("signature"); s2 != m->end()) sig = &*s2;
+  if (!sig || !sig->is_object()) return;
+  auto outs = sig->find("outputs");
+  if (outs == sig->end() || !outs->is_object()) return;
+  auto* names = g.properties().find(tf_io::kOutputNames);
+  auto* list = names ? std::get_if<std::vector<std::string>>(names) : nullptr;
+  for (const auto& [key, value] : outs->items()) {
+    std::string name = key;
+    std::uint32_t port = 0;
+    if (auto colon = name.rfind(':'); colon != std::string::npos) {
+      try {
+        port = static_cast<std::uint32_t>(std::stoul(name.substr(colon + 1)));
+      } catch (const std::exception&) {
+        fail(file, "signature output '" + key + "' is not 'name:port'");
+      }
+      name = name.substr(0, colon);
+    }
+    auto n = g.find(name);
+    if (!n || port >= g.node(*n).outputs.size()) fail(file, "signature output '" + key + "' names no node output");
+    ValueRef v{*n, port};
+    if (g.is_output(v)) continue;
+    g.add_output(v);
+    if (list) list->push_back(name);
+  }
+}
+
 }  // namespace
 
 Graph load_tfjs_model(const std::string& path) {
@@ -172,6 +205,7 @@ Graph load_tfjs_model(const std::string& path) {
 
   Graph g = tf_io::graphdef_to_graph(gd, path);
   Attributes& p = g.properties();
+  add_signature_outputs(g, model, path);
   if (auto lib = topo->find("library"); lib != topo->end()) p.set(std::string(kTopologyLibrary), lib->dump());
   p.set(std::string(kWeightOrder), std::move(order));
   if (manifest != model.end() && manifest->is_array() && !manifest->empty()) {
