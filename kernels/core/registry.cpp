@@ -79,6 +79,7 @@ KernelRegistry build_reference_base() {
   register_reference_reduce(r);
   register_reference_pad_resize(r);
   register_reference_tf_norm(r);
+  register_reference_quant(r);
   return r;
 }
 
