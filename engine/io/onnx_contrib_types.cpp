@@ -108,4 +108,8 @@ bool infer_contrib_types(Graph& g, NodeId id, std::vector<std::size_t>& typed) {
   return true;
 }
 
+std::size_t contrib_required_outputs(std::string_view domain, std::string_view op) {
+  return canonical_domain(domain) == "com.microsoft" && op == "EmbedLayerNormalization" ? 2 : 1;
+}
+
 }  // namespace graphfuse::onnx_io

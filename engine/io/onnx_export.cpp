@@ -8,6 +8,7 @@
 
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
+#include "io/onnx_contrib_types.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
 #include "io/text_values.h"
@@ -46,10 +47,11 @@ class ValueNames {
     }
     for (NodeId n : g.nodes()) {
       const Node& nd = g.node(n);
+      const std::size_t required = contrib_required_outputs(nd.op.domain(), nd.op.local_name());
       for (std::uint32_t k = 0; k < nd.outputs.size(); ++k) {
         if (!nd.outputs[k].name.empty()) continue;
         ValueRef v{n, k};
-        if (k > 0 && g.use_count(v) == 0 && !g.is_output(v)) continue;
+        if (k >= required && g.use_count(v) == 0 && !g.is_output(v)) continue;
         std::string base = g.value_name(v), name = base;
         for (std::size_t i = 1; !owner.emplace(name, n).second; ++i) name = base + "_" + std::to_string(i);
         names_[n][k] = name;

@@ -339,6 +339,11 @@ std::vector<Tensor> cast(const KernelCall& c) {
   } else if (to == DType::Int64) {
     const auto v = int_values(x, "input");
     std::copy(v.begin(), v.end(), mut<std::int64_t>(y));
+  } else if (to == DType::Int32 && x.dtype != DType::Float32) {
+    // Integer ids to int32 (EmbedLayerNormalization's input_ids): values outside int32 wrap
+    // (two's complement), as ONNX Runtime's cast does.
+    const auto v = int_values(x, "input");
+    for (std::int64_t i = 0; i < n; ++i) mut<std::int32_t>(y)[i] = static_cast<std::int32_t>(v[i]);
   } else {
     fail("Cast from " + std::string(dtype_name(x.dtype)) + " to " + std::string(dtype_name(to)) +
          " is not supported");

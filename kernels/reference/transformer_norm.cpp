@@ -79,9 +79,109 @@ std::vector<Tensor> skip_simplified_layer_norm(const KernelCall& c) {
   return out;
 }
 
+// Reads element i of an int32 or int64 index tensor.
+std::int64_t index_at(const Tensor& t, std::int64_t i) {
+  if (t.dtype == DType::Int32) return t.as<std::int32_t>()[i];
+  return t.as<std::int64_t>()[i];
+}
+
+const Tensor& index_tensor(const Tensor& t, const char* what) {
+  check(t.dtype == DType::Int32 || t.dtype == DType::Int64,
+        std::string(what) + " must be int32 (or int64), is " + std::string(dtype_name(t.dtype)));
+  check(t.has_data(), std::string(what) + " has no data");
+  return t;
+}
+
+const Tensor& table(const Tensor& t, std::int64_t hidden, const char* what) {
+  check(t.shape.size() == 2 && (hidden < 0 || t.shape[1] == hidden),
+        std::string(what) + " must be [rows, hidden], is " + shape_str(t.shape));
+  return t;
+}
+
+// com.microsoft.EmbedLayerNormalization(input_ids, segment_ids?, word_embedding,
+// position_embedding, segment_embedding?, gamma, beta?, mask?, position_ids?) {epsilon}:
+// out[b, s] = LayerNorm(word[ids[b, s]] + position[p(b, s)] + segment[seg[b, s]]) * gamma + beta,
+// p(b, s) = position_ids[b, s] (or [0, s] for a [1, S] tensor) when given, else s.
+// Outputs: output [B, S, H], mask_index [B] int32 (the number of 1s in each mask row, 0
+// without a mask), embedding_sum [B, S, H] (before the norm). An index out of its table is
+// an error.
+std::vector<Tensor> embed_layer_norm(const KernelCall& c) {
+  const Tensor& ids = index_tensor(c.required(0), "input_ids");
+  check(ids.shape.size() == 2, "input_ids must be [batch, sequence], is " + shape_str(ids.shape));
+  const std::int64_t batch = ids.shape[0], seq = ids.shape[1];
+  const Tensor& word = table(c.required(2), -1, "word_embedding");
+  const std::int64_t hidden = word.shape[1];
+  check(hidden > 0, "EmbedLayerNormalization hidden size is 0");
+  const Tensor& pos = table(c.required(3), hidden, "position_embedding");
+  const Tensor* seg_ids = c.input(1);
+  const Tensor* seg = c.input(4);
+  check((seg_ids == nullptr) == (seg == nullptr), "segment_ids and segment_embedding come together");
+  if (seg_ids) {
+    index_tensor(*seg_ids, "segment_ids");
+    check(seg_ids->shape == ids.shape, "segment_ids must have input_ids' shape " + shape_str(ids.shape));
+    table(*seg, hidden, "segment_embedding");
+  }
+  const float* gamma = vector_of(&c.required(5), hidden, "gamma");
+  const float* beta = vector_of(c.input(6), hidden, "beta");
+  const Tensor* mask = c.input(7);
+  if (mask) {
+    index_tensor(*mask, "mask");
+    check(mask->shape == ids.shape, "mask must have input_ids' shape " + shape_str(ids.shape));
+  }
+  const Tensor* pos_ids = c.input(8);
+  if (pos_ids) {
+    index_tensor(*pos_ids, "position_ids");
+    check(pos_ids->shape == ids.shape || pos_ids->shape == Shape{1, seq},
+          "position_ids must be [batch, sequence] or [1, sequence], is " + shape_str(pos_ids->shape));
+  }
+  const float* wp = f32(word, "word_embedding");
+  const float* pp = f32(pos, "position_embedding");
+  const float* sp = seg ? f32(*seg, "segment_embedding") : nullptr;
+  const float eps = attr_float(c.attrs, "epsilon", 1e-12f);
+  Tensor y = alloc_f32({batch, seq, hidden}), sum = alloc_f32({batch, seq, hidden});
+  float* yp = mut<float>(y);
+  float* sum_p = mut<float>(sum);
+  auto row = [&](const Tensor& table_t, std::int64_t k, const char* what) {
+    check(k >= 0 && k < table_t.shape[0], std::string(what) + " index " + std::to_string(k) + " is outside [0, " +
+                                              std::to_string(table_t.shape[0]) + ")");
+    return k * hidden;
+  };
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t s = 0; s < seq; ++s) {
+      const std::int64_t i = b * seq + s;
+      const std::int64_t w = row(word, index_at(ids, i), "input_ids");
+      const std::int64_t p =
+          row(pos, pos_ids ? index_at(*pos_ids, pos_ids->shape[0] == 1 ? s : i) : s, "position");
+      const std::int64_t g = seg ? row(*seg, index_at(*seg_ids, i), "segment_ids") : 0;
+      float* e = sum_p + i * hidden;
+      double mean = 0.0, var = 0.0;
+      for (std::int64_t h = 0; h < hidden; ++h) {
+        e[h] = wp[w + h] + pp[p + h] + (sp ? sp[g + h] : 0.0f);
+        mean += e[h];
+      }
+      mean /= static_cast<double>(hidden);
+      for (std::int64_t h = 0; h < hidden; ++h) var += (e[h] - mean) * (e[h] - mean);
+      const double inv = 1.0 / std::sqrt(var / static_cast<double>(hidden) + eps);
+      for (std::int64_t h = 0; h < hidden; ++h)
+        yp[i * hidden + h] = static_cast<float>((e[h] - mean) * inv * gamma[h] + (beta ? beta[h] : 0.0f));
+    }
+  Tensor mask_index = alloc(DType::Int32, {batch});
+  auto* mi = mut<std::int32_t>(mask_index);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::int64_t n = 0;
+    if (mask)
+      for (std::int64_t s = 0; s < seq; ++s) n += index_at(*mask, b * seq + s) != 0 ? 1 : 0;
+    mi[b] = static_cast<std::int32_t>(n);
+  }
+  std::vector<Tensor> out{y, mask_index, sum};
+  out.resize(std::max<std::size_t>(1, std::min<std::size_t>(3, c.num_outputs)));
+  return out;
+}
+
 }  // namespace
 
 void register_reference_transformer_norm(KernelRegistry& r) {
+  r.add("com.microsoft.EmbedLayerNormalization", embed_layer_norm);
   r.add("SimplifiedLayerNormalization", simplified_layer_norm);
   r.add("com.microsoft.SkipSimplifiedLayerNormalization", skip_simplified_layer_norm);
 }
