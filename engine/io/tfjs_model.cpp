@@ -132,18 +132,20 @@ void add_signature_outputs(Graph& g, const Json& model, const std::string& file)
   auto* names = g.properties().find(tf_io::kOutputNames);
   auto* list = names ? std::get_if<std::vector<std::string>>(names) : nullptr;
   for (const auto& [key, value] : outs->items()) {
-    std::string name = key;
+    // The key is a logical name ("output_0") or the tensor's; the entry's "name" is the tensor.
+    auto tensor = value.is_object() ? value.find("name") : value.end();
+    std::string name = value.is_object() && tensor != value.end() && tensor->is_string() ? tensor->get<std::string>() : key;
     std::uint32_t port = 0;
     if (auto colon = name.rfind(':'); colon != std::string::npos) {
       try {
         port = static_cast<std::uint32_t>(std::stoul(name.substr(colon + 1)));
       } catch (const std::exception&) {
-        fail(file, "signature output '" + key + "' is not 'name:port'");
+        fail(file, "signature output '" + name + "' is not 'name:port'");
       }
       name = name.substr(0, colon);
     }
     auto n = g.find(name);
-    if (!n || port >= g.node(*n).outputs.size()) fail(file, "signature output '" + key + "' names no node output");
+    if (!n || port >= g.node(*n).outputs.size()) continue;  // metadata naming nothing: TF.js would fail on it, not graphfuse
     ValueRef v{*n, port};
     if (g.is_output(v)) continue;
     g.add_output(v);
