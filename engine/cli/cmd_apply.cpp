@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/fold_step.h"
+#include "cli/output_option.h"
 #include "cli/progress.h"
 #include "cli/target_option.h"
 #include "graphfuse/io.h"
@@ -27,6 +28,7 @@ struct ApplyOptions {
   bool quiet = false;
   std::string fold = "auto";  ///< constant folding between rewrite passes (cli/fold_step.h)
   std::string target;  ///< --target (cli/target_option.h)
+  OnnxSaveOptions save;  ///< --external-data (cli/output_option.h)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -84,7 +86,7 @@ int run_apply(ApplyOptions o) {
   if (!o.output.empty()) {
     progress.phase("saving " + o.output);
     auto t2 = Clock::now();
-    save_graph(g, o.output);
+    save_output(g, o.output, o.save);
     save_ms = ms_since(t2);
   }
   progress.finish();
@@ -137,6 +139,7 @@ void register_apply(CLI::App& app, Handler& run) {
                   "Constant folding between rewrite passes: auto (nodes the rules created), all, off")
       ->capture_default_str();
   add_target_option(cmd, opt->target);
+  add_output_options(cmd, opt->save);
   cmd->callback([opt, &run] { run = [opt] { return run_apply(*opt); }; });
 }
 

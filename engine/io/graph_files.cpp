@@ -188,6 +188,10 @@ void write_file_atomic(const std::string& path, std::span<const std::string> pie
   write_pieces_atomic(path, views);
 }
 
+void write_file_atomic(const std::string& path, std::span<const std::string_view> pieces) {
+  write_pieces_atomic(path, pieces);
+}
+
 namespace {
 
 /// Runs read(text, readable) on the file's bytes: mapped when the file can be (no copy;

@@ -4,6 +4,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -88,6 +90,19 @@ onnx::ModelProto model_from_graph(const Graph& g);
 /// but initializer data goes from the graph straight into the result, copied once.
 /// Throws Error when the model would exceed protobuf's 2 GB.
 std::string serialize_model(const Graph& g);
+
+/// A model file as pieces to write in order: views into `owned` and into the graph's tensors.
+struct ModelPieces {
+  std::deque<std::string> owned;
+  std::vector<std::string_view> pieces;
+  std::uint64_t size = 0;
+};
+/// Decides where one initializer's bytes go: false = inline (raw_data); true = elsewhere,
+/// after setting `head`'s data_location and external_data.
+using PlaceInitializer = std::function<bool(const Tensor& t, onnx::TensorProto& head)>;
+/// The model as pieces (no size limit checked); `place` may be empty (everything inline).
+ModelPieces serialize_model_pieces(const Graph& g, const PlaceInitializer& place);
+/// Writes the model at `path` and its external data file(s) beside it (onnx_external.cpp).
 
 /// Parses a .onnx file (up to 2 GB). Throws Error naming the file.
 onnx::ModelProto read_model_proto(const std::string& path);

@@ -82,7 +82,7 @@ class Exporter {
     write_opsets();
     return std::move(m_);
   }
-  const std::vector<const std::string*>& data() const { return data_; }
+  const std::vector<const Tensor*>& data() const { return data_; }
 
  private:
   void parse_rest(std::string_view key, google::protobuf::MessageLite& into) {
@@ -172,7 +172,7 @@ class Exporter {
       // A tensor ONNX cannot hold is the input's fault: say where the node came from.
       textio::at_node(g_, nd, [&] { tensor_to_proto(*t, *tp, node_what(nd), with_data_); });
       tp->set_name(names_({n, 0}));
-      data_.push_back(t->data.get());
+      data_.push_back(t);
     }
   }
 
@@ -296,7 +296,7 @@ class Exporter {
   std::unordered_set<NodeId> written_inputs_;
   std::unordered_set<std::string> domains_used_;
   bool with_data_;
-  std::vector<const std::string*> data_;
+  std::vector<const Tensor*> data_;
 };
 
 void put_varint(std::string& out, std::uint64_t v) {
@@ -319,9 +319,9 @@ onnx::ModelProto model_from_graph(const Graph& g) {
 }
 
 // Protobuf writes fields in field-number order; this writes the same order by hand so
-// that tensor bytes are copied once, straight from the graph: ModelProto fields 1-6,
+// that tensor bytes go from the graph straight into the output: ModelProto fields 1-6,
 // graph (7) = [node (1), name (2)] + initializers (5) + [the rest], then fields 8+.
-std::string serialize_model(const Graph& g) {
+ModelPieces serialize_model_pieces(const Graph& g, const PlaceInitializer& place) {
   g.validate();
   Exporter ex(g, false);
   onnx::ModelProto rest = ex.run();
@@ -346,54 +346,76 @@ std::string serialize_model(const Graph& g) {
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
   inits.Swap(graph_tail.mutable_initializer());
 
-  const std::string model_head = head.SerializeAsString(), model_tail = rest.SerializeAsString();
-  const std::string gh = graph_head.SerializeAsString(), gt = graph_tail.SerializeAsString();
-  std::vector<std::string> tensor_heads;
+  ModelPieces out;
+  auto own = [&](std::string s) -> std::string_view { return out.owned.emplace_back(std::move(s)); };
+  const std::string_view model_head = own(head.SerializeAsString()), model_tail = own(rest.SerializeAsString());
+  const std::string_view gh = own(graph_head.SerializeAsString()), gt = own(graph_tail.SerializeAsString());
+  // Per initializer: its head (everything but raw_data) and the raw bytes, or none when
+  // `place` put them elsewhere (external data fields are then in the head).
+  std::vector<std::string_view> tensor_heads, tensor_raw;
   std::uint64_t graph_len = gh.size() + gt.size();
   for (int i = 0; i < inits.size(); ++i) {
-    tensor_heads.push_back(inits.Get(i).SerializeAsString());
-    std::uint64_t raw = ex.data()[static_cast<std::size_t>(i)]->size();
-    std::uint64_t len = tensor_heads.back().size() + 1 + varint_size(raw) + raw;
+    const Tensor& t = *ex.data()[static_cast<std::size_t>(i)];
+    onnx::TensorProto& tp = *inits.Mutable(i);
+    const bool elsewhere = place && place(t, tp);
+    std::string_view raw = elsewhere ? std::string_view{} : std::string_view(*t.data);
+    tensor_heads.push_back(own(tp.SerializeAsString()));
+    tensor_raw.push_back(raw);
+    std::uint64_t len = tensor_heads.back().size() + (elsewhere ? 0 : 1 + varint_size(raw.size()) + raw.size());
     graph_len += 1 + varint_size(len) + len;
   }
-  std::uint64_t total = model_head.size() + 1 + varint_size(graph_len) + graph_len + model_tail.size();
-  if (total > static_cast<std::uint64_t>(INT_MAX))
-    throw Error("the model is " + std::to_string(total >> 20) + " MiB, over protobuf's 2 GB limit "
-                "(writing external data is not supported)");
-  std::string out;
-  out.reserve(total);
-  out += model_head;
-  out += len_tag(7);
-  put_varint(out, graph_len);
-  out += gh;
+  std::string& frame = out.owned.emplace_back();  // tags and lengths, one string, views set below
+  frame.reserve(16 + 2 * 11 * static_cast<std::size_t>(inits.size()));
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // into `frame`, filled before views are taken
+  auto put_frame = [&](auto&& write) {
+    std::size_t at = frame.size();
+    write();
+    spans.emplace_back(at, frame.size() - at);
+  };
+  put_frame([&] {
+    frame += len_tag(7);
+    put_varint(frame, graph_len);
+  });
   for (int i = 0; i < inits.size(); ++i) {
-    const std::string& raw = *ex.data()[static_cast<std::size_t>(i)];
-    const std::string& th = tensor_heads[static_cast<std::size_t>(i)];
-    out += len_tag(5);
-    put_varint(out, th.size() + 1 + varint_size(raw.size()) + raw.size());
-    out += th;
-    out += len_tag(9);
-    put_varint(out, raw.size());
-    out += raw;
+    const auto k = static_cast<std::size_t>(i);
+    const bool elsewhere = tensor_raw[k].data() == nullptr;
+    std::uint64_t raw = tensor_raw[k].size();
+    put_frame([&] {
+      frame += len_tag(5);
+      put_varint(frame, tensor_heads[k].size() + (elsewhere ? 0 : 1 + varint_size(raw) + raw));
+    });
+    put_frame([&] {
+      if (elsewhere) return;
+      frame += len_tag(9);
+      put_varint(frame, raw);
+    });
   }
-  out += gt;
-  out += model_tail;
+  auto frame_view = [&](std::size_t j) { return std::string_view(frame).substr(spans[j].first, spans[j].second); };
+  out.pieces.push_back(model_head);
+  out.pieces.push_back(frame_view(0));
+  out.pieces.push_back(gh);
+  for (std::size_t k = 0; k < tensor_heads.size(); ++k) {
+    out.pieces.push_back(frame_view(1 + 2 * k));
+    out.pieces.push_back(tensor_heads[k]);
+    out.pieces.push_back(frame_view(2 + 2 * k));
+    if (!tensor_raw[k].empty()) out.pieces.push_back(tensor_raw[k]);
+  }
+  out.pieces.push_back(gt);
+  out.pieces.push_back(model_tail);
+  for (auto p : out.pieces) out.size += p.size();
+  return out;
+}
+
+std::string serialize_model(const Graph& g) {
+  ModelPieces m = serialize_model_pieces(g, {});
+  if (m.size > static_cast<std::uint64_t>(INT_MAX))
+    throw Error("the model is " + std::to_string(m.size >> 20) +
+                " MiB, over protobuf's 2 GB limit for one buffer (save it to a file, which puts the weights "
+                "in external data)");
+  std::string out;
+  out.reserve(m.size);
+  for (auto p : m.pieces) out += p;
   return out;
 }
 
 }  // namespace graphfuse::onnx_io
-
-namespace graphfuse {
-
-void save_onnx(const Graph& g, const std::string& path) {
-  std::string bytes;
-  try {
-    bytes = onnx_io::serialize_model(g);
-  } catch (const Error& e) {
-    if (!e.loc().file.empty()) throw;
-    throw Error(SourceLoc{path}, e.message());
-  }
-  write_file_atomic(path, bytes);
-}
-
-}  // namespace graphfuse

@@ -15,6 +15,7 @@
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
 #include "io/onnx_convert.h"
+#include "io/onnx_external.h"
 #include "io/onnx_node_types.h"
 #include "io/onnx_shapes.h"
 #include "io/onnx_sym_infer.h"
@@ -492,7 +493,11 @@ Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const s
     // Inference reads the model before the importer consumes it (moves tensor bytes out).
     std::string inference_error;
     std::vector<InferredType> inferred = infer_value_types(model, &inference_error);
-    return Importer(file, model_dir, std::move(inferred), std::move(inference_error)).run(model);
+    const std::string external = first_external_location(model.graph());
+    Graph g = Importer(file, model_dir, std::move(inferred), std::move(inference_error)).run(model);
+    // The form the model came in, which export keeps (docs/big-models.md).
+    if (!external.empty()) g.properties().set(std::string(kExternalData), external);
+    return g;
   } catch (const Error& e) {
     // Conversions deep down do not know the file; every import error should name it.
     if (!e.loc().file.empty()) throw;

@@ -1,13 +1,12 @@
 // ONNX tensors, value types and attributes <-> graphfuse Tensor, ValueType and AttrValue.
 #include <bit>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <type_traits>
 
 #include "graph/value_checks.h"
 #include "io/onnx_convert.h"
+#include "io/onnx_external.h"
 
 namespace graphfuse::onnx_io {
 
@@ -59,39 +58,6 @@ std::string pack(const Field& f, std::size_t esz) {
   return out;
 }
 
-std::string read_external(const onnx::TensorProto& t, const std::string& model_dir, const std::string& what) {
-  std::string location;
-  std::int64_t offset = 0, length = -1;
-  for (const auto& kv : t.external_data()) {
-    try {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value());
-    } catch (const std::exception&) {
-      throw Error(what + ": external data '" + kv.key() + "' is not a number: '" + kv.value() + "'");
-    }
-  }
-  if (location.empty()) throw Error(what + ": external data has no location");
-  std::filesystem::path rel(location);
-  // The ONNX spec keeps external files inside the model's folder; refuse anything else.
-  bool escapes = rel.is_absolute();
-  for (const auto& part : rel) escapes = escapes || part == "..";
-  if (escapes) throw Error(what + ": external data location '" + location + "' leaves the model's folder");
-  std::filesystem::path file = model_dir.empty() ? rel : std::filesystem::path(model_dir) / rel;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(SourceLoc{file.string()}, what + ": cannot open external data file");
-  in.seekg(0, std::ios::end);
-  auto size = static_cast<std::int64_t>(in.tellg());
-  if (length < 0) length = size - offset;
-  if (offset < 0 || length < 0 || offset + length > size)
-    throw Error(SourceLoc{file.string()}, what + ": external data range [" + std::to_string(offset) + ", +" +
-                                              std::to_string(length) + ") is outside the file");
-  std::string bytes(static_cast<std::size_t>(length), '\0');
-  in.seekg(offset);
-  if (!in.read(bytes.data(), length)) throw Error(SourceLoc{file.string()}, what + ": cannot read external data");
-  return bytes;
-}
-
 }  // namespace
 
 std::string_view canonical_domain(std::string_view domain) { return domain == "ai.onnx" ? "" : domain; }
@@ -125,8 +91,9 @@ Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, con
   }
   const std::size_t esz = dtype_size(out.dtype);
   std::string bytes;
+  std::shared_ptr<const std::string> external;  // bytes read from a data file, origin attached
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    bytes = read_external(t, model_dir, what);
+    external = read_external_tensor(t, model_dir, what);
   } else if (t.has_raw_data()) {
     bytes = std::move(*t.mutable_raw_data());  // steals the buffer: big weights are never copied
     t.clear_raw_data();
@@ -139,11 +106,12 @@ Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, con
       default: bytes = pack(t.int32_data(), esz); break;
     }
   }
-  if (bytes.size() != count * esz)
-    throw Error(what + ": tensor has " + std::to_string(bytes.size()) + " bytes of data, shape " +
+  const std::size_t have = external ? external->size() : bytes.size();
+  if (have != count * esz)
+    throw Error(what + ": tensor has " + std::to_string(have) + " bytes of data, shape " +
                 shape_str(out.shape) + " of " + std::string(dtype_name(out.dtype)) + " needs " +
                 std::to_string(count * esz));
-  out.data = std::make_shared<const std::string>(std::move(bytes));
+  out.data = external ? std::move(external) : std::make_shared<const std::string>(std::move(bytes));
   return out;
 }
 

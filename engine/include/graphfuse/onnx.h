@@ -1,6 +1,7 @@
 // ONNX models <-> graphs: the graphfuse::onnx library (link it for .onnx in load_graph/save_graph).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,8 +14,23 @@ namespace graphfuse {
 /// fields graphfuse does not interpret) rides in Graph::properties() for the way back.
 /// Throws Error naming the file (and node) for anything it cannot represent.
 Graph load_onnx(const std::string& path);
-/// Writes `g` as an .onnx file, atomically (temporary file beside it, then rename).
+/// Writes `g` as an .onnx file, atomically (temporary file beside it, then rename), with
+/// default OnnxSaveOptions: the form the model was read in, external data above 2 GB.
 void save_onnx(const Graph& g, const std::string& path);
+
+/// How save_onnx lays out tensor bytes (docs/big-models.md).
+struct OnnxSaveOptions {
+  /// "" keeps the input's form (external when the model was read with external data, else
+  /// inline; external anyway over protobuf's 2 GB). "inline": all bytes in the .onnx (an
+  /// error over 2 GB). "external": initializers of `external_threshold` bytes or more go to
+  /// "<output file name>.data" beside it. "same": tensors still holding the bytes read from
+  /// the input's data files point back into them (nothing copied; the output must be in
+  /// the input's folder and those files must stay), the others as for "external".
+  std::string external_data;
+  /// Smallest initializer (bytes) written externally; the onnx package's default too.
+  std::uint64_t external_threshold = 1024;
+};
+void save_onnx(const Graph& g, const std::string& path, const OnnxSaveOptions& options);
 
 /// The same from and to memory: a serialized ModelProto. `name` stands for the model in
 /// error messages; external tensor data is resolved relative to `model_dir`.
