@@ -12,6 +12,7 @@
 #include "graphfuse/io.h"
 #include "io/file_map.h"
 #include "io/format_hooks.h"
+#include "io/write_pieces.h"
 #include "io/graph_json.h"
 #include "graphfuse/tensorflow.h"
 

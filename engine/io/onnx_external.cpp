@@ -18,6 +18,7 @@
 #include "graphfuse/io.h"
 #include "graphfuse/onnx.h"
 #include "io/onnx_convert.h"
+#include "io/write_pieces.h"
 
 namespace graphfuse::onnx_io {
 

@@ -66,8 +66,6 @@ std::string format_node_text(const Graph& g, NodeId n);
 void write_file_atomic(const std::string& path, std::string_view content);
 /// The same for content given in pieces, written one after the other.
 void write_file_atomic(const std::string& path, std::span<const std::string> pieces);
-/// The same from views: a file of many gigabytes is written from where its bytes are.
-void write_file_atomic(const std::string& path, std::span<const std::string_view> pieces);
 /// Reads a whole file; throws Error naming the file when it cannot be read.
 std::string read_file(const std::string& path);
 
