@@ -19,11 +19,11 @@ from ._graphfuse import (  # noqa: F401
     load_graph,
     load_rules,
     load_rules_from_string,
-    optimize,
     reserve_huge_page_heap,
     retain_freed_memory,
     verify,
 )
+from ._onnx_model import optimize  # noqa: F401  (ModelProto, bytes or a path; adds Graph.from_onnx/to_onnx)
 
 __all__ = ["Error", "Graph", "Report", "Rules", "load_graph", "load_rules",
            "load_rules_from_string", "optimize", "reserve_huge_page_heap", "retain_freed_memory", "verify", "__version__"]
