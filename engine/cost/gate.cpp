@@ -164,6 +164,12 @@ class TargetGate final : public RewriteGate {
         return GateVerdict{false, 0, why, why};
       }
       if (!k.support) continue;
+      // Measured slower on the target than what it replaces: never worth emitting, whatever
+      // the roofline estimates say.
+      if (!k.support->pays) {
+        std::string why = "slower: " + std::string(p.op.name()) + " measured slower than its unfused form on " + t.name;
+        return GateVerdict{false, 0, why, why};
+      }
       // The filter sees absent inputs as absent (trailing ones are not passed), and the
       // types of the inputs its conditions read; those of a planned node need all types.
       const std::size_t typed = std::min(k.typed_inputs, p.inputs.size());

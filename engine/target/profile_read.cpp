@@ -157,8 +157,9 @@ struct Reader {
     s.loc = SourceLoc{file, n.Mark().line + 1, n.Mark().column + 1};
     if (n.IsNull()) return s;  // `Op:` alone: available, no conditions
     if (!n.IsMap()) fail(n.Mark(), "op '" + name + "' must map to its conditions (dtype, rank, inputs, shape, attributes)");
-    keys(n, {"available", "dtype", "rank", "inputs", "shape", "attributes", "note"}, "op '" + name + "'");
+    keys(n, {"available", "pays", "dtype", "rank", "inputs", "shape", "attributes", "note"}, "op '" + name + "'");
     if (n["available"]) s.available = boolean(n["available"], "'available'");
+    if (n["pays"]) s.pays = boolean(n["pays"], "'pays'");
     if (n["note"]) s.note = str(n["note"], "'note'");
     if (const YAML::Node d = n["dtype"]) {
       if (!d.IsSequence()) fail(d.Mark(), "'dtype' must be a list of dtypes");

@@ -163,6 +163,7 @@ std::string target_yaml(const TargetProfile& t) {
   for (const OpSupport& s : t.ops) {
     o += "  " + s.op + ":\n";
     if (!s.available) o += "    available: false\n";
+    if (!s.pays) o += "    pays: false\n";
     if (!s.dtypes.empty())
       o += "    dtype: " + list_text(s.dtypes, [](DType d) { return std::string(dtype_name(d)); }) + "\n";
     if (!s.ranks.empty()) o += "    rank: " + list_text(s.ranks, [](int r) { return std::to_string(r); }) + "\n";

@@ -60,6 +60,9 @@ struct ShapeCondition {
 struct OpSupport {
   std::string op;
   bool available = true;           ///< false: listed as missing (with a note)
+  /// false: the target has a kernel, but it was measured slower than the ops a rewrite
+  /// would replace; target-gated rewrites never emit it (the note says what was measured).
+  bool pays = true;
   std::vector<DType> dtypes;       ///< accepted dtypes of input 0; empty = any
   std::vector<int> ranks;          ///< accepted ranks of input 0; empty = any
   int max_inputs = -1;             ///< -1 = any number
