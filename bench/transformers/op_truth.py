@@ -153,13 +153,35 @@ def pair(op, b, s, h, heads, rng):
                                           const("one", 1.0), const("neg", -10000.0),
                                           numpy_helper.from_array(np.array([h, h, h], np.int64), "split"),
                                           numpy_helper.from_array(np.array([1, 2], np.int64), "ax12")])
+    elif op == "EmbedLayerNormalization":
+        # BERT's embeddings: word[ids] + segment[segment_ids] + position[0..S-1], then a layer norm.
+        vocab = 30522
+        word = const("word", 0.05 * rng.standard_normal((vocab, h)))
+        posn = const("posn", 0.05 * rng.standard_normal((512, h)))
+        seg = const("seg", 0.05 * rng.standard_normal((2, h)))
+        feeds = {"ids": rng.integers(0, vocab, (b, s)).astype(np.int32),
+                 "segs": (np.arange(s)[None, :].repeat(b, 0) >= s // 2).astype(np.int32)}
+        ins = [helper.make_tensor_value_info("ids", TensorProto.INT32, [b, s]),
+               helper.make_tensor_value_info("segs", TensorProto.INT32, [b, s])]
+        fused = model([helper.make_node("EmbedLayerNormalization",
+                                        ["ids", "segs", "word", "posn", "seg", "gamma", "beta"],
+                                        ["y", "mask_index"], domain=MS, epsilon=1e-12)],
+                      ins, [y], [word, posn, seg, gamma, beta])
+        pos_s = const("pos_s", numpy_helper.to_array(posn)[:s])
+        unfused = model([helper.make_node("Gather", ["word", "ids"], ["we"]),
+                         helper.make_node("Gather", ["seg", "segs"], ["se"]),
+                         helper.make_node("Add", ["we", "se"], ["ws"]),
+                         helper.make_node("Add", ["ws", "pos_s"], ["e"]),
+                         helper.make_node("LayerNormalization", ["e", "gamma", "beta"], ["y"],
+                                          axis=-1, epsilon=1e-12)],
+                        ins, [y], [word, seg, pos_s, gamma, beta])
     else:
         sys.exit("op_truth.py: unknown op %s" % op)
     return fused, unfused, feeds
 
 
 OPS = ["SkipLayerNormalization", "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization",
-       "FastGelu", "BiasFastGelu", "BiasGelu", "Attention"]
+       "FastGelu", "BiasFastGelu", "BiasGelu", "Attention", "EmbedLayerNormalization"]
 HIDDEN = {"SkipSimplifiedLayerNormalization": 2048, "SimplifiedLayerNormalization": 2048}  # Llama
 
 
