@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "graph/attr_intern.h"
-#include "graph/huge_pages.h"
 #include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
+#include "memory/huge_pages.h"
 
 namespace graphfuse {
 

@@ -3,11 +3,12 @@
 #include <bit>
 #include <cstring>
 
-#include "graph_binary.h"
-#include "graph/page_warmer.h"
+#include "graph/graph_tuning.h"
 #include "graph/storage.h"
 #include "graph/value_checks.h"
+#include "graph_binary.h"
 #include "graphfuse/io.h"
+#include "memory/page_warmer.h"
 
 namespace graphfuse {
 
@@ -30,13 +31,13 @@ class BinaryReader {
       fail(std::to_string(count) + " nodes, more than the " + std::to_string(checks::kMaxNodes) + " a graph may have");
     g.reserve(count);
     PageWarmer warm(records::unfilled_records(g, count), count);  // stopped before g can go
-    g.begin_bulk();  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
+    GraphTuning::begin_bulk(g);  // ids are filed in one ordered pass at the end (see Graph::begin_bulk)
     for (std::uint64_t i = 0; i < count; ++i) {
       node(g, i);
       warm.progress(i + 1);
     }
     try {
-      g.end_bulk();
+      GraphTuning::end_bulk(g);
     } catch (const Error& e) {
       fail(e.message());
     }

@@ -2,6 +2,7 @@
 // every reference, name clash and cycle reported at its file position.
 #include "graph_build.h"
 
+#include "graph/graph_tuning.h"
 #include "graph/value_checks.h"
 
 #include <algorithm>
@@ -259,7 +260,7 @@ Graph GraphBuilder::build(const std::string& file) {
   g.reserve(nodes_.size());
   // Ids are unique (add_node checked them): the graph files them in one ordered pass at
   // the end rather than one random lookup and insert per node.
-  g.begin_bulk();
+  GraphTuning::begin_bulk(g);
   std::vector<NodeId> made(nodes_.size(), kNoNode);
   // Most nodes repeat the op of a node shortly before: interning takes a lock and a hash.
   const std::string* last_op = nullptr;
@@ -287,7 +288,7 @@ Graph GraphBuilder::build(const std::string& file) {
   for (const Resolved& r : graph_inputs) in_list.push_back(made[r.node]);
   g.set_inputs_list(std::move(in_list));
   for (const Resolved& r : graph_outputs) g.add_output(ValueRef{made[r.node], r.port});
-  g.end_bulk();
+  GraphTuning::end_bulk(g);
   // What validate() would check besides names holds by construction: references were
   // resolved, ports and duplicate ids checked above, cycles refused by order(), and the
   // use lists are Graph's own. Its per-node id lookups were a tenth of a 10^6-node load.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/graph_tuning.h"
 #include "graph/storage.h"
 #include "graph/value_checks.h"
 #include "graph_build.h"
@@ -15,7 +16,7 @@ InOrderBuilder::InOrderBuilder(const std::string& file) : recent_(std::size_t{1}
   g_.source_file = file;
   // Ids are filed in the graph's index in ordered batches (see find()), not one random
   // access per node.
-  g_.begin_bulk();
+  GraphTuning::begin_bulk(g_);
 }
 
 NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
@@ -23,7 +24,7 @@ NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
   if (r.node != kNoNode && r.hash == hash && g_.node(r.node).id == id) return r.node;
   // find() files the ids added since the last miss in one batch; adding goes on in bulk.
   std::optional<NodeId> n = g_.find(id);
-  g_.begin_bulk();
+  GraphTuning::begin_bulk(g_);
   if (!n) return kNoNode;
   r = Recent{hash, *n};  // a node used far apart (a shared weight) is met again
   return *n;
@@ -53,7 +54,7 @@ ValueRef InOrderBuilder::resolve(std::string_view name, std::uint32_t hash) {
 }
 
 ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
-  NodeId n = find(id, Graph::id_hash(id));
+  NodeId n = find(id, GraphTuning::id_hash(id));
   if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
   return ValueRef{n, port};
 }
@@ -68,7 +69,7 @@ const Attributes& InOrderBuilder::add_node(std::uint32_t hash, std::string id, O
   }
   auto count = static_cast<std::uint32_t>(std::max<std::size_t>(1, output_names.size()));
   if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
-  NodeId n = g_.add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
+  NodeId n = GraphTuning::add_node(g_, hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
   if (warm_) warm_->progress(n - warm_base_);
   if (!output_names.empty()) name_outputs(n, output_names);
   // Only types that say something: touching an output's entry gives the node a list of
@@ -111,14 +112,14 @@ bool InOrderBuilder::add_named(ValueRef v) {
     named_slots_.assign(cap, 0);
     recent_named_.resize(std::size_t{1} << kRecentBits);
     for (std::size_t i = 0; i < named_.size(); ++i) {
-      std::uint32_t h = Graph::id_hash(name_of(named_[i]));
+      std::uint32_t h = GraphTuning::id_hash(name_of(named_[i]));
       std::size_t at = h & (cap - 1);
       while (named_slots_[at]) at = (at + 1) & (cap - 1);
       named_slots_[at] = std::uint64_t{h} << 32 | (i + 1);
     }
   }
   std::string_view name = name_of(v);
-  std::uint32_t h = Graph::id_hash(name);
+  std::uint32_t h = GraphTuning::id_hash(name);
   std::size_t mask = named_slots_.size() - 1;
   std::size_t at = h & mask;
   for (; named_slots_[at]; at = (at + 1) & mask) {
@@ -132,7 +133,7 @@ bool InOrderBuilder::add_named(ValueRef v) {
 }
 
 void InOrderBuilder::add_graph_input(std::string_view name, const SourceLoc& loc) {
-  NodeId n = find(name, Graph::id_hash(name));
+  NodeId n = find(name, GraphTuning::id_hash(name));
   if (n == kNoNode) n = g_.add_node(std::string(name), OpType::intern(ops::kInput), {}, {}, 1, loc);
   if (!checks::graph_input_op_problem(g_.node(n).id, g_.op(n).name()).empty()) throw GiveUp{};
   for (NodeId seen : graph_inputs_)
@@ -161,7 +162,7 @@ Graph InOrderBuilder::finish() {
   warm_.reset();  // long done by now; the graph leaves with the caller, who may drop it
   g_.set_inputs_list(graph_inputs_);
   try {
-    g_.end_bulk();  // a duplicate id: GraphBuilder names the second definition
+    GraphTuning::end_bulk(g_);  // a duplicate id: GraphBuilder names the second definition
     for (const std::string& name : by_port_)
       if (g_.find(name)) throw GiveUp{};
     // GraphBuilder::index_output_names refuses an output name that is a node's id or the

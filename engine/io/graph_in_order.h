@@ -21,9 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/page_warmer.h"
+#include "graph/graph_tuning.h"
 #include "graph/quick_hash.h"
 #include "graphfuse/graph.h"
+#include "memory/page_warmer.h"
 
 namespace graphfuse::textio {
 
@@ -39,8 +40,8 @@ class InOrderBuilder {
   /// The value a reference names among the nodes added so far, in GraphBuilder's order: a
   /// node id (port 0), an output name, or `id:k`. GiveUp when it names nothing yet (a
   /// later node, an error).
-  ValueRef resolve(std::string_view name) { return resolve(name, Graph::id_hash(name)); }
-  /// resolve() of a name whose Graph::id_hash() is `hash` (computed where the name was read).
+  ValueRef resolve(std::string_view name) { return resolve(name, GraphTuning::id_hash(name)); }
+  /// resolve() of a name whose GraphTuning::id_hash() is `hash` (computed where the name was read).
   ValueRef resolve(std::string_view name, std::uint32_t hash);
   /// Output `port` of node `id` (.graph's `id:k` written apart: no output names looked at).
   ValueRef resolve_port(std::string_view id, std::uint32_t port);
@@ -49,10 +50,10 @@ class InOrderBuilder {
   /// says nothing). Returns the node's attributes as the graph keeps them (interned).
   const Attributes& add_node(std::string id, OpType op, InputList inputs, Attributes attrs, SourceLoc loc,
                              std::span<std::string> output_names, std::span<const ValueType> types) {
-    std::uint32_t hash = Graph::id_hash(id);
+    std::uint32_t hash = GraphTuning::id_hash(id);
     return add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), std::move(loc), output_names, types);
   }
-  /// add_node() of an id whose Graph::id_hash() is `hash`.
+  /// add_node() of an id whose GraphTuning::id_hash() is `hash`.
   const Attributes& add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
                              Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
                              std::span<const ValueType> types);
@@ -66,7 +67,7 @@ class InOrderBuilder {
   Graph finish();
 
  private:
-  /// `hash`: Graph::id_hash(id).
+  /// `hash`: GraphTuning::id_hash(id).
   NodeId find(std::string_view id, std::uint32_t hash);
   void name_outputs(NodeId n, std::span<std::string> names);
 

@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "graph/graph_tuning.h"
 #include "graph_doc_read.h"
 #include "graph_in_order.h"
 #include "graph_json.h"
@@ -115,7 +116,7 @@ class Padded {
 struct NodeBatch {
   struct Node {
     std::string id;
-    std::uint32_t id_hash = 0;  // Graph::id_hash(id), computed by the reading thread
+    std::uint32_t id_hash = 0;  // GraphTuning::id_hash(id), computed by the reading thread
     OpType op;
     Attributes attrs;
     std::uint64_t offset = 0;  // of the node's `{` in the file
@@ -469,7 +470,7 @@ class JsonWalk {
           if (!text.empty() && (text.data() < text_.data() || text.data() >= text_.data() + text_.size()))
             text = b.kept.emplace_back(text);
           b.inputs.push_back(text);
-          b.input_hashes.push_back(Graph::id_hash(text));
+          b.input_hashes.push_back(GraphTuning::id_hash(text));
         }
         node.inputs_end = static_cast<std::uint32_t>(b.inputs.size());
       } else if (bit == 8) {
@@ -500,7 +501,7 @@ class JsonWalk {
     }
     node.outputs_end = static_cast<std::uint32_t>(b.output_names.size());
     if (!(seen & 1) || !(seen & 2)) throw Stop{};
-    node.id_hash = Graph::id_hash(node.id);
+    node.id_hash = GraphTuning::id_hash(node.id);
     if (types && types->size() != std::max<std::size_t>(1, node.outputs_end - node.outputs_begin)) throw Stop{};
     // The scratch list is read again for the next node's uncached types, and a piece's
     // cache is cleared for the walk's next piece while this one may wait to be added.

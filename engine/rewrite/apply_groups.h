@@ -10,10 +10,11 @@
 
 #include <tbb/task_arena.h>
 
-#include "graph/zeroed_array.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rules.h"
 #include "match/matcher.h"
+#include "memory/unfilled_allocator.h"
+#include "memory/zeroed_array.h"
 
 namespace graphfuse::rewrite {
 
@@ -26,29 +27,6 @@ namespace graphfuse::rewrite {
 /// uses rejected. Such a rewrite changes only its matched nodes, and the use lists of
 /// the values its matched nodes read (docs/rewriter.md, "Applying in parallel").
 bool group_safe(const Rule& rule, bool calls_native);
-
-/// std::allocator whose resize() leaves new elements of a trivial type unwritten: the
-/// grouping's output arrays are first written by the threads that fill them, so their
-/// fresh pages are faulted in on those threads, side by side, not all on the calling
-/// thread by a zero fill that every element then overwrites.
-template <class T>
-struct UnfilledAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UnfilledAllocator<U>;
-  };
-  UnfilledAllocator() = default;
-  template <class U>
-  UnfilledAllocator(const UnfilledAllocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;  // default-initialized: no write for a trivial U
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
 
 /// A round's matches in groups: `order` holds indices into MatchResults::found, group
 /// after group, each group in application order; group k is order[starts[k],

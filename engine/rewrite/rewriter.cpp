@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "graph/graph_tuning.h"
 #include "graph/storage.h"
 #include "match/eval.h"
 #include "match/program.h"
@@ -46,7 +47,7 @@ void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
 void Rewriter::erase(NodeId n) {
   uses_changed(records::node(g_, n).inputs);
   if (removals_) {
-    g_.remove_node(n, *removals_);
+    GraphTuning::remove_node(g_, n, *removals_);
     // The handed-over sets (those not canonical: tensors, long lists; canonical ones stay
     // in the dead records) are dropped a batch at a time, which bounds what a round of
     // 10^6 removals holds until it ends.

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph_tuning.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rewrite.h"
-#include "graphfuse/type_inference.h"
 #include "graphfuse/rules.h"
+#include "graphfuse/type_inference.h"
 #include "match/vm.h"
 #include "rewrite/attr_cache.h"
 
@@ -61,7 +62,7 @@ class Rewriter {
   /// From now on erase() hands its removals to `*removals` (Graph::remove_node(n,
   /// removals)): for a Rewriter that erases side by side with others; null: as
   /// Graph::remove_node(n).
-  void collect_removals_in(Graph::Removals* removals) { removals_ = removals; }
+  void collect_removals_in(GraphTuning::Removals* removals) { removals_ = removals; }
   /// Gives value v the name of a graph output moved onto it (and its type where v has
   /// none), so the output keeps its name (see rewrite::output_takeover).
   void take_output_name(ValueRef v, OutputInfo from);
@@ -92,7 +93,7 @@ class Rewriter {
   Graph& g_;
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
   std::vector<Change> changes_;
-  Graph::Removals* removals_ = nullptr;
+  GraphTuning::Removals* removals_ = nullptr;
   static constexpr std::size_t kRemovalBatch = 4096;
   Scratch scratch_;
   TemplateAttrCache attr_cache_;

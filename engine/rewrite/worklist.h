@@ -7,9 +7,9 @@
 
 #include <tbb/task_arena.h>
 
-#include "graph/zeroed_array.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rules.h"
+#include "memory/zeroed_array.h"
 
 namespace graphfuse::rewrite {
 

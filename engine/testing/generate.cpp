@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "graph/graph_tuning.h"
+
 namespace graphfuse {
 
 namespace {
@@ -126,7 +128,7 @@ class Builder {
 Graph generate_cnn_graph(const GenerateOptions& opt) {
   Graph g;
   g.reserve(opt.nodes + 8);
-  g.begin_bulk();  // ids are unique by construction; file them in one pass at the end
+  GraphTuning::begin_bulk(g);  // ids are unique by construction; file them in one pass at the end
   Builder b(g, opt.seed);
   ValueType input_type{DType::Float32, {1, kSide, kSide, kChannels}, true, {}};
   ValueRef cur{g.add_input("input", std::move(input_type)), 0};
@@ -154,7 +156,7 @@ Graph generate_cnn_graph(const GenerateOptions& opt) {
     }
   }
   g.add_output(cur);
-  g.end_bulk();
+  GraphTuning::end_bulk(g);
   return g;
 }
 
@@ -172,7 +174,7 @@ Graph generate_fanout_graph(const FanoutOptions& opt) {
   const std::size_t links = std::max<std::size_t>(1, opt.nodes / chains / link);
   Graph g;
   g.reserve(chains * (links * link + 1) + 8);
-  g.begin_bulk();  // ids are unique by construction
+  GraphTuning::begin_bulk(g);  // ids are unique by construction
   std::size_t counter = 0;
   auto add = [&](OpType op, std::vector<ValueRef> inputs, Attributes attrs = {}) {
     std::string id = "n";
@@ -223,7 +225,7 @@ Graph generate_fanout_graph(const FanoutOptions& opt) {
     joined = c == 0 ? prev : add(d_op, {joined, prev});
   }
   g.add_output(joined);
-  g.end_bulk();
+  GraphTuning::end_bulk(g);
   return g;
 }
 

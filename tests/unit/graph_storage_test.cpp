@@ -10,15 +10,16 @@
 #include <random>
 #include <thread>
 
-#include "graph/huge_pages.h"
-#include "graph/page_warmer.h"
+#include "graph/graph_tuning.h"
 #include "graph/quick_hash.h"
 #include "graph/storage.h"
-#include "graph/zeroed_array.h"
 #include "graphfuse/generate.h"
 #include "graphfuse/graph.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
+#include "memory/huge_pages.h"
+#include "memory/page_warmer.h"
+#include "memory/zeroed_array.h"
 #include "vm_flags.h"
 
 using namespace graphfuse;
@@ -140,14 +141,14 @@ TEST(GraphStorage, RemovalSideBySideKeepsCanonicalSetsInTheRecord) {
   ASSERT_FALSE(g.node(w).attrs.canonical());
   const std::size_t before = g.size();
 
-  Graph::Removals removals;
-  g.remove_node(a, removals);
-  g.remove_node(w, removals);
+  GraphTuning::Removals removals;
+  GraphTuning::remove_node(g, a, removals);
+  GraphTuning::remove_node(g, w, removals);
   EXPECT_EQ(removals.count, 2u);
   ASSERT_EQ(removals.attrs.size(), 1u);  // the tensor's set only
   EXPECT_NE(removals.attrs[0].find("value"), nullptr);
   EXPECT_EQ(g.size(), before);  // counted when settled
-  g.settle_removals(removals);
+  GraphTuning::settle_removals(g, removals);
   EXPECT_TRUE(removals.attrs.empty());
   EXPECT_EQ(g.size(), before - 2);
   EXPECT_FALSE(g.alive(a));
@@ -254,27 +255,27 @@ TEST(GraphStorage, TopologicalOrderOfAGeneratedGraph) {
 TEST(GraphStorage, BulkLoadIndexesAtTheEnd) {
   Graph g;
   g.add_input("x");
-  g.begin_bulk();
+  GraphTuning::begin_bulk(g);
   for (int i = 0; i < 20000; ++i) g.add_node("b" + std::to_string(i), op("Relu"), {{0, 0}});
-  g.end_bulk();
+  GraphTuning::end_bulk(g);
   for (int i = 0; i < 20000; i += 997) EXPECT_EQ(*g.find("b" + std::to_string(i)), static_cast<NodeId>(i + 1));
   EXPECT_EQ(*g.find("x"), 0u);
   g.validate();
   // find() during a bulk load files what is pending first.
-  g.begin_bulk();
+  GraphTuning::begin_bulk(g);
   NodeId late = g.add_node("late", op("Tanh"), {{0, 0}});
   EXPECT_EQ(*g.find("late"), late);
   g.add_node("later", op("Tanh"), {{0, 0}});
-  g.end_bulk();
+  GraphTuning::end_bulk(g);
   EXPECT_TRUE(g.find("later"));
   // A duplicate is found when the ids are filed, and named.
   Graph d;
   d.add_input("x");
-  d.begin_bulk();
+  GraphTuning::begin_bulk(d);
   d.add_node("a", op("Relu"), {{0, 0}});
   d.add_node("x", op("Relu"), {{0, 0}});
   try {
-    d.end_bulk();
+    GraphTuning::end_bulk(d);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), "duplicate node id 'x'");
@@ -296,21 +297,21 @@ TEST(GraphStorage, HashedAddNodeIsAddNode) {
   std::sort(hashes.begin(), hashes.end());
   EXPECT_EQ(std::adjacent_find(hashes.begin(), hashes.end()), hashes.end());
 
-  // A loader's add_node(Graph::id_hash(id), ...) files the node as add_node(id, ...) does,
+  // A loader's add_node(GraphTuning::id_hash(id), ...) files the node as add_node(id, ...) does,
   // in a bulk load and out of it, and a repeated id is refused the same way.
   for (bool bulk : {false, true}) {
     Graph g;
-    if (bulk) g.begin_bulk();
+    if (bulk) GraphTuning::begin_bulk(g);
     std::vector<std::string> ids;
     for (int i = 0; i < 300; ++i) ids.push_back("node/" + std::string(static_cast<std::size_t>(i % 13), 'x') + std::to_string(i));
-    for (const std::string& id : ids) g.add_node(Graph::id_hash(id), id, op("Const"), {}, {}, 1, {});
+    for (const std::string& id : ids) GraphTuning::add_node(g, GraphTuning::id_hash(id), id, op("Const"), {}, {}, 1, {});
     NodeId plain = g.add_node("plain", op("Const"));
     EXPECT_EQ(g.find("plain"), plain);
     for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(g.find(ids[i]), static_cast<NodeId>(i)) << ids[i];
-    if (bulk) g.begin_bulk();
+    if (bulk) GraphTuning::begin_bulk(g);
     try {
-      g.add_node(Graph::id_hash(ids[7]), ids[7], op("Const"), {}, {}, 1, SourceLoc{"f.json", 3, 5});
-      if (bulk) g.end_bulk();
+      GraphTuning::add_node(g, GraphTuning::id_hash(ids[7]), ids[7], op("Const"), {}, {}, 1, SourceLoc{"f.json", 3, 5});
+      if (bulk) GraphTuning::end_bulk(g);
       FAIL() << "a repeated id was filed";
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), "f.json:3:5: error: duplicate node id '" + ids[7] + "'");

@@ -13,9 +13,9 @@
 #include <memory>
 #include <string>
 
-#include "graph/huge_pages.h"
 #include "graphfuse/error.h"
 #include "graphfuse/process_memory.h"
+#include "memory/huge_pages.h"
 #include "vm_flags.h"
 
 #if defined(__GLIBC__)

@@ -241,12 +241,6 @@ class Graph {
   /// Adds a node; its inputs must refer to live nodes. Throws Error on a duplicate id.
   NodeId add_node(std::string id, OpType op, InputList inputs = {},
                   Attributes attrs = {}, std::uint32_t num_outputs = 1, SourceLoc loc = {});
-  /// add_node for loaders that hashed the id already (for their own tables): `id_hash` is
-  /// Graph::id_hash(id). One hash a node instead of two.
-  NodeId add_node(std::uint32_t id_hash, std::string id, OpType op, InputList inputs, Attributes attrs,
-                  std::uint32_t num_outputs, SourceLoc loc);
-  /// The hash the id index files `id` under.
-  static std::uint32_t id_hash(std::string_view id);
   /// Adds a graph input node (op Input) and appends it to inputs().
   NodeId add_input(std::string id, ValueType type = {});
   /// Appends a graph output.
@@ -255,13 +249,6 @@ class Graph {
   /// the count call it so that a million-node load does not rehash its way up, and so
   /// that the records' memory can be faulted in ahead of them). Purely an optimisation.
   void reserve(std::size_t nodes);
-  /// For loaders of big files: from begin_bulk() to end_bulk(), add_node leaves ids out
-  /// of the id index (checking and filing an id is a random memory access, and for a
-  /// graph of millions of nodes those cache misses are most of the load); end_bulk() files
-  /// them all in one ordered pass and throws Error on a duplicate id. find(), rename()
-  /// and remove_node() end a bulk load first.
-  void begin_bulk();
-  void end_bulk();
 
   // ---- queries --------------------------------------------------------------------
   bool alive(NodeId n) const;
@@ -316,27 +303,6 @@ class Graph {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a node; it must have no remaining uses and not be a graph output.
   void remove_node(NodeId n);
-  /// What remove_node(n, &removals) leaves to its caller: how many nodes it removed, and
-  /// those of their attribute sets that are not canonical, dropped when settle_removals()
-  /// runs.
-  struct Removals {
-    std::size_t count = 0;
-    std::vector<Attributes> attrs;
-  };
-  /// remove_node for threads that remove different nodes side by side (the rewriter's
-  /// parallel apply phase): the removal is counted in `removals`, not in size(), so the
-  /// threads share no counter. The node's attribute set is not dropped either: a set all
-  /// the threads' nodes share (a Conv2D's strides and padding) has one reference count,
-  /// and every thread dropping references to it makes its cache line travel between them.
-  /// A canonical set (Attributes::canonical(): small, and as a rule held by the graph's
-  /// interner anyway) stays in the dead record until the graph goes (or compact()); any other set
-  /// is handed over to `removals`. settle_removals() then takes the count off size() and
-  /// drops the handed-over sets. An input list too long to be held in the record (more than
-  /// InputList::kInline inputs) keeps its heap block in the dead record until the graph
-  /// goes (or compact()): freeing it, a thread other than the one that loaded the graph
-  /// would put it on the loading thread's heap lists, which that thread uses at the same time.
-  void remove_node(NodeId n, Removals& removals);
-  void settle_removals(Removals& removals);
   /// Replaces the list of graph outputs.
   void set_outputs(std::vector<ValueRef> outputs);
   void set_inputs_list(std::vector<NodeId> inputs);
@@ -365,11 +331,24 @@ class Graph {
   /// The file the graph was read from, for error messages.
   std::string source_file;
 
-  /// The underlying storage, for engine code that needs it (engine/graph/storage.h has
-  /// a Boost.Graph snapshot for Boost's algorithms, the VF2 oracle among them).
+  /// The underlying storage, for engine code that needs it (engine/graph/storage.h).
   const GraphStorage& storage() const { return *store_; }
 
  private:
+  // The entry points that exist only for speed (loaders, the rewriter's parallel apply
+  // phase), reached through GraphTuning (engine/graph/graph_tuning.h), which documents them.
+  friend struct GraphTuning;
+  struct Removals {
+    std::size_t count = 0;
+    std::vector<Attributes> attrs;
+  };
+  NodeId add_node(std::uint32_t id_hash, std::string id, OpType op, InputList inputs, Attributes attrs,
+                  std::uint32_t num_outputs, SourceLoc loc);
+  static std::uint32_t id_hash(std::string_view id);
+  void begin_bulk();
+  void end_bulk();
+  void remove_node(NodeId n, Removals& removals);
+  void settle_removals(Removals& removals);
   void add_use_(ValueRef from, NodeId to, std::uint32_t slot);
   void remove_use_(NodeId to, std::uint32_t slot);
   void remove_(NodeId n, Removals* into);  // both remove_node()s but the counting

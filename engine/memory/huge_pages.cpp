@@ -1,6 +1,6 @@
 // advise_huge_pages(): madvise(MADV_HUGEPAGE) over the whole 2 MB pages of a range, when
 // the process has huge pages on.
-#include "graph/huge_pages.h"
+#include "memory/huge_pages.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "graph/page_warmer.h"
+#include "memory/page_warmer.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "graph/huge_pages.h"
 #include "graphfuse/error.h"
 #include "graphfuse/process_memory.h"
+#include "memory/huge_pages.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
