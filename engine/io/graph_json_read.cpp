@@ -126,7 +126,7 @@ struct NodeBatch {
   };
   std::vector<Node> nodes;
   std::vector<std::string_view> inputs;  // empty: no value (null)
-  std::vector<std::uint32_t> input_hashes;  // Graph::id_hash of each of inputs
+  std::vector<std::uint32_t> input_hashes;  // GraphTuning::id_hash of each of inputs
   std::vector<std::string> output_names;
   std::deque<std::string> kept;                     // decoded input names
   std::deque<std::vector<ValueType>> kept_types;    // type lists no cache holds
