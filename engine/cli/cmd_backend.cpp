@@ -9,6 +9,7 @@
 // resume after a case that brings the process down.
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -69,6 +70,18 @@ std::size_t compute_nodes(const Graph& g) {
   return n;
 }
 
+// The op types of the compute nodes left, sorted, once each.
+std::vector<std::string> left_ops(const Graph& g) {
+  static const OpType kInput = OpType::intern(ops::kInput);
+  std::set<std::string> ops;
+  for (NodeId id : g.nodes()) {
+    const Node& node = g.node(id);
+    if (node.op == kInput || is_constant(g, {id, 0}) || node.op.name() == "Constant") continue;
+    ops.insert(std::string(node.op.name()));
+  }
+  return {ops.begin(), ops.end()};
+}
+
 // The first op the reference kernels lack, or "".
 std::string missing_op(const Graph& g) {
   static const OpType kInput = OpType::intern(ops::kInput);
@@ -95,6 +108,7 @@ json run_apply(const std::string& in, const std::string& out, const RuleSet& rul
     r["rewrites"] = rep.nodes_before - g.size();
     r["folded"] = rep.fold.folded.size();
     r["left"] = compute_nodes(g);
+    r["left_ops"] = left_ops(g);
   } catch (const std::exception& e) {
     r["status"] = "error";
     r["message"] = e.what();

@@ -131,6 +131,20 @@ std::vector<Tensor> pass_through(const KernelCall& c) {
   return out;
 }
 
+// Dropout is the identity only in inference mode: with training_mode true (opset 12's
+// third input) and a ratio above 0 its output is random, which no kernel may fold or
+// reproduce, so the kernel refuses.
+std::vector<Tensor> dropout(const KernelCall& c) {
+  if (const Tensor* training = c.input(2); training && training->has_data() && training->num_elements() > 0 &&
+                                           training->data->front() != 0) {
+    const Tensor* r = c.input(1);  // default ratio 0.5
+    const bool zero = r && r->dtype == DType::Float32 && r->has_data() && r->num_elements() == 1 &&
+                      r->as<float>()[0] == 0.0f;
+    check(zero, "Dropout in training mode is random; not supported");
+  }
+  return pass_through(c);
+}
+
 }  // namespace
 
 void register_reference_elementwise(KernelRegistry& r) {
@@ -162,7 +176,7 @@ void register_reference_elementwise(KernelRegistry& r) {
   });
   r.add("com.microsoft.BiasGelu", bias_gelu);
   r.add("Identity", pass_through);
-  r.add("Dropout", pass_through);
+  r.add("Dropout", dropout);
 }
 
 }  // namespace graphfuse::kernels

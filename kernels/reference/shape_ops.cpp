@@ -91,7 +91,12 @@ std::vector<Tensor> reshape(const KernelCall& c) {
 std::vector<Tensor> flatten(const KernelCall& c) {
   const Tensor& x = c.required(0);
   const auto rank = static_cast<std::int64_t>(x.shape.size());
-  const std::int64_t axis = normalize_axis(attr_int(c.attrs, "axis", 1), rank + 1);
+  // axis is in [-rank, rank]: a negative one counts from the rank (-1 = rank - 1), unlike
+  // the insertion axes of Unsqueeze.
+  std::int64_t axis = attr_int(c.attrs, "axis", 1);
+  check(axis >= -rank && axis <= rank, "Flatten axis " + std::to_string(axis) + " is out of range for rank " +
+                                           std::to_string(rank));
+  if (axis < 0) axis += rank;
   const std::int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   return {reshaped(x, {outer, x.num_elements() / std::max<std::int64_t>(outer, 1)})};
 }
