@@ -177,19 +177,24 @@ std::string SymDim::text() const {
   return s;
 }
 
+// Adds a term to an unnormalized sum: onto the term of the same symbols, or as a new
+// term; false when the coefficient overflows.
+bool SymDim::accumulate(Term t) {
+  auto same = std::find_if(terms_.begin(), terms_.end(), [&](const Term& u) { return u.syms == t.syms; });
+  if (same == terms_.end()) {
+    terms_.push_back(std::move(t));
+    return true;
+  }
+  return !__builtin_add_overflow(same->coef, t.coef, &same->coef);
+}
+
 // Sum of two canonical forms with overflow checks on coinciding terms.
 std::optional<SymDim> SymDim::add_terms(const SymDim& a, const SymDim& b, bool negate_b) {
   if (!a.combinable() || !b.combinable()) return std::nullopt;
   SymDim out = a;
   for (SymDim::Term t : b.terms_) {
     if (negate_b && __builtin_sub_overflow(std::int64_t{0}, t.coef, &t.coef)) return std::nullopt;
-    auto same = std::find_if(out.terms_.begin(), out.terms_.end(),
-                             [&](const SymDim::Term& u) { return u.syms == t.syms; });
-    if (same != out.terms_.end()) {
-      if (__builtin_add_overflow(same->coef, t.coef, &same->coef)) return std::nullopt;
-    } else {
-      out.terms_.push_back(std::move(t));
-    }
+    if (!out.accumulate(std::move(t))) return std::nullopt;
   }
   out.normalize();
   if (out.terms_.size() > kMaxTerms) return std::nullopt;
@@ -210,13 +215,7 @@ std::optional<SymDim> mul(const SymDim& a, const SymDim& b) {
       t.syms.insert(t.syms.end(), y.syms.begin(), y.syms.end());
       if (t.syms.size() > kMaxDegree) return std::nullopt;
       std::sort(t.syms.begin(), t.syms.end());
-      auto same = std::find_if(out.terms_.begin(), out.terms_.end(),
-                               [&](const SymDim::Term& u) { return u.syms == t.syms; });
-      if (same != out.terms_.end()) {
-        if (__builtin_add_overflow(same->coef, t.coef, &same->coef)) return std::nullopt;
-      } else {
-        out.terms_.push_back(std::move(t));
-      }
+      if (!out.accumulate(std::move(t))) return std::nullopt;
     }
   }
   out.normalize();

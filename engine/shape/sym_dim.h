@@ -57,6 +57,7 @@ class SymDim {
  private:
   static std::optional<SymDim> add_terms(const SymDim& a, const SymDim& b, bool negate_b);
   void normalize();
+  bool accumulate(Term t);
   std::vector<Term> terms_;  // canonical order, no zero coefficients
 };
 

@@ -1,5 +1,6 @@
 """optimize() and Graph.from_onnx / Graph.to_onnx for the forms Python users hold a model in:
 an onnx.ModelProto, the serialized bytes, or a path (docs/python.md)."""
+import contextlib
 import os
 import tempfile
 
@@ -36,27 +37,38 @@ def _optimize_path(src, dst, rules, kw):
     g.save(os.fspath(dst))  # keeps the input's form: external data stays external
 
 
-def _proto_via_files(model, rules, kw, base_dir):
-    """A ModelProto too big for one buffer, or one whose tensors are in data files: through a
-    model file (beside its data files when it has them), rewritten, read back whole."""
+@contextlib.contextmanager
+def _model_file(model, base_dir):
+    """A model file for a ModelProto graphfuse cannot take as one buffer: written beside its
+    data files (base_dir) when its tensors refer to them, else into a temporary folder with
+    its weights as external data. Removed afterwards."""
     import onnx
 
+    if _has_external(model):
+        if base_dir is None:
+            raise Error("the ModelProto has external data: pass base_dir=, the folder its data files are in")
+        fd, src = tempfile.mkstemp(suffix=".onnx", prefix=".graphfuse-", dir=os.fspath(base_dir))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(model.SerializeToString())
+            yield src
+        finally:
+            os.unlink(src)
+        return
     with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "in.onnx")
+        onnx.save_model(model, src, save_as_external_data=True, location="in.onnx.data")
+        yield src
+
+
+def _proto_via_files(model, rules, kw, base_dir):
+    """A ModelProto too big for one buffer, or one whose tensors are in data files: through a
+    model file, rewritten, read back whole."""
+    import onnx
+
+    with tempfile.TemporaryDirectory() as tmp, _model_file(model, base_dir) as src:
         out = os.path.join(tmp, "out.onnx")
-        if _has_external(model):
-            if base_dir is None:
-                raise Error("the ModelProto has external data: pass base_dir=, the folder its data files are in")
-            fd, src = tempfile.mkstemp(suffix=".onnx", prefix=".graphfuse-", dir=os.fspath(base_dir))
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(model.SerializeToString())
-                _optimize_path(src, out, rules, kw)
-            finally:
-                os.unlink(src)
-        else:
-            src = os.path.join(tmp, "in.onnx")
-            onnx.save_model(model, src, save_as_external_data=True, location="in.onnx.data")
-            _optimize_path(src, out, rules, kw)
+        _optimize_path(src, out, rules, kw)
         return onnx.load(out)  # with its external data, as the caller had the weights in memory
 
 
@@ -98,21 +110,7 @@ def _from_onnx(model, base_dir=None):
         raise TypeError(f"Graph.from_onnx: expected an onnx.ModelProto, not {type(model).__name__}")
     if not _has_external(model) and model.ByteSize() <= _TWO_GB:
         return Graph.from_onnx_bytes(model.SerializeToString())
-    import onnx
-
-    if _has_external(model):
-        if base_dir is None:
-            raise Error("the ModelProto has external data: pass base_dir=, the folder its data files are in")
-        fd, src = tempfile.mkstemp(suffix=".onnx", prefix=".graphfuse-", dir=os.fspath(base_dir))
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(model.SerializeToString())
-            return load_graph(src)
-        finally:
-            os.unlink(src)
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "in.onnx")
-        onnx.save_model(model, src, save_as_external_data=True, location="in.onnx.data")
+    with _model_file(model, base_dir) as src:
         return load_graph(src)
 
 
