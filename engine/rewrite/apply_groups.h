@@ -53,7 +53,7 @@ inline constexpr std::size_t kThreadedGroupingFrom = 65536;
 /// decisions and the graph that applying all of them in order makes. The groups (which
 /// matches share one) do not depend on the order of `in_order`, only their numbering and
 /// the order within each group do: a caller may pass the matches in any order and sort
-/// each group afterwards (the driver does, rewrite/driver.cpp's group_round). Two matches share
+/// each group afterwards (the driver does, ApplyPhase::group_round in rewrite/group_phase.cpp). Two matches share
 /// a group when they match a common node (their conflict is decided in order), when they
 /// read a common value (its producer's use list is edited by both, and the order of a
 /// use list is part of the graph), or when one reads a value the other's rewrite removes

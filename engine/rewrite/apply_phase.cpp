@@ -1,5 +1,5 @@
 // The apply phase, one match after another: claim, check for conflicts and staleness,
-// rewrite, and hand what changed to the marks, worklist, op presence and positions.
+// rewrite (the lane's listener follows each mutation), then place the created nodes.
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -44,6 +44,7 @@ bool ApplyPhase::apply_match(DriverContext& cx, ApplyLane& lane, const match::Ma
   Graph& g = cx.g;
   RoundMarks& marks = cx.marks;
   Worklist& work = *cx.work;
+  Worklist::Touched& touched = lane.listener.touched;
   const DriverHooks* hooks = cx.hooks;
   match::Embedding& emb = lane.emb;
   mr.load(f, emb);  // a few registers into reused vectors: no allocation
@@ -94,7 +95,7 @@ bool ApplyPhase::apply_match(DriverContext& cx, ApplyLane& lane, const match::Ma
   // tests/unit/stale_leaf_test.cpp.
   if (!stale && leaf_changed(cx, emb, f, round)) {
     stale = true;
-    work.touch(f.root, lane.touched);
+    work.touch(f.root, touched);
   }
   if (stale) {
     ++tally.stale;
@@ -107,49 +108,20 @@ bool ApplyPhase::apply_match(DriverContext& cx, ApplyLane& lane, const match::Ma
   if (hooks) hooks->on_candidate(ev);
   for (NodeId n : nodes) {
     marks.mark(n, round, kClaimed);
-    work.touch(n, lane.touched);  // so matches that lost to this one are retried next round
+    work.touch(n, touched);  // so matches that lost to this one are retried next round
     if (hooks) claimer_[n] = {f.rule, f.root};
   }
   RoundRecord& record = cx.record;
   if (record.tracking) record.state.before(g, footprint(g, nodes));
   std::string line;
-  Rewriter& rw = lane.rw;
-  rw.clear_changes();
+  lane.listener.begin(cx, round);
   auto t0 = cx.opt.rule_times ? Clock::now() : Clock::time_point{};
-  apply_rewrite(rw, cx.rules[f.rule], emb, cx.opt.trace ? &line : nullptr);
+  apply_rewrite(lane.rw, cx.rules[f.rule], emb, cx.opt.trace ? &line : nullptr);
   if (cx.opt.rule_times) cx.stats(f.rule).apply_ms += ms_between(t0, Clock::now());
-  cx.grow();
-  // What the rewrite changed, as the rewriter recorded it, to those who keep track: the
-  // marks (conflicts and staleness later this round), the worklist (next round's
-  // candidates), the op presence (rules that wait for an op) and the state hash.
   // Graph outputs move only onto the survivor of an erase-style rewrite at an output
-  // (OutputMoved below); legality keeps them off interior nodes.
-  std::vector<NodeId>& created = lane.created;
-  std::vector<NodeId>& changed = lane.changed;
-  created.clear();
-  changed.clear();
-  for (const Change& c : rw.changes()) {
-    if (c.kind == ChangeKind::UsesChanged) {
-      marks.mark(c.node, round, kUsesChanged);
-      work.touch(c.node, lane.touched);
-    } else if (c.kind == ChangeKind::OutputMoved) {
-      // Legality must see the new output, and matches decided before (one that would move
-      // a second output name onto this value) wait for the next round.
-      marks.is_output()[c.node] = 1;
-      marks.mark(c.node, round, Mark(kChanged | kConstChanged));
-      work.touch(c.node, lane.touched);
-    } else if (c.kind == ChangeKind::Created) {
-      lane.saw(records::op(g, c.node));
-      marks.mark(c.node, round, kChanged);
-      created.push_back(c.node);
-      work.created(c.node, lane.touched);
-    } else {
-      if (c.kind == ChangeKind::Replaced) lane.saw(records::op(g, c.node));
-      marks.mark(c.node, round, c.constant ? Mark(kChanged | kConstChanged) : kChanged);
-      changed.push_back(c.node);
-      work.touch(c.node, lane.touched);
-    }
-  }
+  // (ApplyListener::output_moved); legality keeps them off interior nodes.
+  std::vector<NodeId>& created = lane.listener.created;
+  std::vector<NodeId>& changed = lane.listener.changed;
   if (record.tracking) {
     std::erase_if(changed, [&](NodeId n) { return std::find(created.begin(), created.end(), n) != created.end(); });
     // A rewrite that changed something outside its footprint makes the state hash
@@ -199,9 +171,9 @@ void ApplyPhase::end(DriverContext& cx, RoundStats& rs) {
       if (t.applied) cx.record.fired.back().insert(r);
       t = {};
     }
-    for (OpType op : lane.ops) cx.presence->saw(op);
-    lane.ops.clear();
-    cx.work->absorb(lane.touched);
+    for (OpType op : lane.listener.ops) cx.presence->saw(op);
+    lane.listener.ops.clear();
+    cx.work->absorb(lane.listener.touched);
     rs.applied += lane.applied;
     lane.applied = 0;
   }

@@ -15,6 +15,7 @@
 
 #include "match/matcher.h"
 #include "match/vm.h"
+#include "rewrite/apply_listener.h"
 #include "rewrite/driver_context.h"
 #include "rewrite/rewriter.h"
 
@@ -55,28 +56,23 @@ class DecidePhase {
 // that uses it (glibc gives each thread its own arena): two lanes' counters or scratch
 // sharing a line made every match of the parallel apply phase cost twice as much.
 struct alignas(64) ApplyLane {
-  explicit ApplyLane(Graph& g) : rw(g) {}
+  explicit ApplyLane(Graph& g) : rw(g, &listener) {}
   struct Tally {
     std::size_t applied = 0, conflict = 0, stale = 0;
   };
+  ApplyListener listener;           // follows rw's mutations (declared first: rw holds it)
   Rewriter rw;
   match::Embedding emb;             // the match being applied, copied out of the match buffers
   std::vector<NodeId> each_nodes;   // emb.nodes plus the elements of its eaches (reused)
-  std::vector<NodeId> created, changed;  // scratch
   std::vector<Tally> tally;         // per rule index, this round
-  std::vector<OpType> ops;          // ops rewrites gave nodes this round (OpPresence::saw)
-  // A round's rewrites give a few ops over and over: listed once in a row.
-  void saw(OpType op) {
-    if (ops.empty() || ops.back() != op) ops.push_back(op);
-  }
-  Worklist::Touched touched;
   std::size_t applied = 0;
   GraphTuning::Removals removals;  // what this lane removed while applying in parallel
 };
 
 /// Applies a round's selected matches: claims their nodes, skips conflicts and stale
-/// matches, runs the rewrite through the lane's Rewriter, and hands what the rewrite
-/// changed to the marks, the worklist, the op presence, the positions and the state hash.
+/// matches, and runs the rewrite through the lane's Rewriter, whose listener hands each
+/// change to the marks, the worklist and the op presence; then gives what the rewrite
+/// created and changed to the positions and the state hash.
 class ApplyPhase {
  public:
   explicit ApplyPhase(Graph& g) { lanes_.push_back(std::make_unique<ApplyLane>(g)); }

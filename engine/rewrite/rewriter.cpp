@@ -1,4 +1,4 @@
-// Graph mutation with a change log, and the application of a rule's rewrite program.
+// Graph mutation told to a listener, and the application of a rule's rewrite program.
 #include "rewrite/rewriter.h"
 
 #include <algorithm>
@@ -12,7 +12,7 @@ namespace graphfuse::rewrite {
 
 void Rewriter::uses_changed(std::span<const ValueRef> values) {
   for (ValueRef v : values)
-    if (v.valid()) changes_.push_back({ChangeKind::UsesChanged, v.node});
+    if (v.valid()) listener_->uses_changed(v.node);
 }
 
 NodeId Rewriter::create(std::string id, OpType op, InputList inputs, Attributes attrs,
@@ -20,7 +20,7 @@ NodeId Rewriter::create(std::string id, OpType op, InputList inputs, Attributes 
   uses_changed(inputs);
   NodeId n = g_.add_node(std::move(id), op, std::move(inputs), std::move(attrs), num_outputs);
   if (types_) types_->infer(g_, n);
-  changes_.push_back({ChangeKind::Created, n});
+  listener_->node_created(n);
   return n;
 }
 
@@ -34,11 +34,11 @@ void Rewriter::replace_in_place(NodeId n, OpType op, InputList inputs, Attribute
   // The node keeps the root's outputs, and their types: the rewrite computes the same
   // values. Only outputs the root had no type for are inferred.
   if (types_) types_->infer(g_, n);
-  changes_.push_back({ChangeKind::Replaced, n, was_constant || is_constant(g_, ValueRef{n, 0})});
+  listener_->node_replaced(n, was_constant || is_constant(g_, ValueRef{n, 0}));
 }
 
 void Rewriter::replace_all_uses(ValueRef from, ValueRef to) {
-  for (const Use& u : g_.consumers(from)) changes_.push_back({ChangeKind::InputsChanged, u.node});
+  for (const Use& u : g_.consumers(from)) listener_->inputs_changed(u.node);
   const ValueRef both[] = {from, to};
   uses_changed(both);
   g_.replace_all_uses(from, to);
@@ -55,14 +55,14 @@ void Rewriter::erase(NodeId n) {
   } else {
     g_.remove_node(n);
   }
-  changes_.push_back({ChangeKind::Removed, n});
+  listener_->node_erased(n);
 }
 
 void Rewriter::take_output_name(ValueRef v, OutputInfo from) {
   OutputInfo& to = g_.output_infos(v.node)[v.port];
   to.name = std::move(from.name);
   if (to.type.dtype == DType::Undefined && !to.type.shape_known) to.type = std::move(from.type);
-  changes_.push_back({ChangeKind::OutputMoved, v.node});
+  listener_->output_moved(v.node);
 }
 
 std::string Rewriter::unique_id(const std::string& base) const {

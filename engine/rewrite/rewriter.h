@@ -14,37 +14,25 @@
 #include "graphfuse/type_inference.h"
 #include "match/vm.h"
 #include "rewrite/attr_cache.h"
+#include "rewrite/rewrite_listener.h"
 
 namespace graphfuse::rewrite {
 
-/// What happened to a node. The driver turns these into staleness checks within a
-/// round and into the worklist of the next round.
-enum class ChangeKind : std::uint8_t {
-  Created,        ///< a new node
-  Replaced,       ///< op, inputs and attributes replaced in place (root takeover)
-  InputsChanged,  ///< one or more input slots rewired
-  Removed,        ///< the node is gone
-  UsesChanged,    ///< the node gained or lost consumers
-  OutputMoved,    ///< a graph output moved onto one of the node's outputs (take_output_name)
-};
-
-struct Change {
-  ChangeKind kind;
-  NodeId node;
-  /// Replaced only: the node was a constant (Const / Constant) before or is one after.
-  /// The facts a match reads off a leaf's producer beyond its output types (const(x),
-  /// value(x), values(x), a constant's tensor shape, pattern literals) are the facts of a
-  /// constant; the driver marks matches reading such a node as a leaf stale.
-  bool constant = false;
-};
-
-/// Mutates a Graph and logs every change. Rewrites never touch the Graph directly.
+/// Mutates a Graph and tells its listener of every change as it happens. Rewrites never
+/// touch the Graph directly.
 /// Nodes it creates, and roots taken over whose outputs have no type, get their output
 /// types from the graph format's type inference (graphfuse/type_inference.h), when the
 /// format has one, so rules can read shapes of values the input file never had.
 class Rewriter {
  public:
-  explicit Rewriter(Graph& g) : g_(g), types_(type_inference_for(g)) {}
+  explicit Rewriter(Graph& g, RewriteListener* listener = nullptr)
+      : g_(g), types_(type_inference_for(g)), listener_(listener ? listener : &ignore_) {}
+
+  Rewriter(const Rewriter&) = delete;  // the listener may be its own ignore_
+  Rewriter& operator=(const Rewriter&) = delete;
+
+  /// Who hears of the mutations from now on (null: nobody).
+  void set_listener(RewriteListener* listener) { listener_ = listener ? listener : &ignore_; }
 
   const Graph& graph() const { return g_; }
   /// True when the graph's format infers the types of the values rewrites make.
@@ -69,9 +57,6 @@ class Rewriter {
   /// `base` if no node has that id, else `base_2`, `base_3`, ... (deterministic).
   std::string unique_id(const std::string& base) const;
 
-  const std::vector<Change>& changes() const { return changes_; }
-  void clear_changes() { changes_.clear(); }
-
   /// apply_rewrite's working vectors, kept between rewrites: a round applies 10^5 of
   /// them, and a dozen small allocations each showed up as a tenth of the apply phase.
   struct Scratch {
@@ -92,7 +77,8 @@ class Rewriter {
 
   Graph& g_;
   std::shared_ptr<const TypeInference> types_;  // null: the format infers nothing
-  std::vector<Change> changes_;
+  RewriteListener ignore_;       // the listener when nobody listens: every method empty
+  RewriteListener* listener_;
   GraphTuning::Removals* removals_ = nullptr;
   static constexpr std::size_t kRemovalBatch = 4096;
   Scratch scratch_;

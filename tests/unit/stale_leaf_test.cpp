@@ -13,7 +13,7 @@
 // It is not harmless for the facts of a constant, which a rule reads off the producer
 // node itself: `const(x)`, `value(x)`, `values(x)`, a shape taken from a constant's tensor,
 // a literal in the pattern; nor for natives, which may read anything. Each case below
-// fails without the driver's leaf check (engine/rewrite/driver.cpp, Driver::leaf_changed):
+// fails without the apply phase's leaf check (engine/rewrite/apply_phase.cpp, ApplyPhase::leaf_changed):
 //  - ValueOfAConstantThatWasReplaced: `value(e)` held when the round began; `e`'s Const
 //    is replaced in place by an Add before the Pow rule is applied; applying it anyway
 //    evaluates `value(e)` on an Add, finds nothing, and writes a PowConst without its
