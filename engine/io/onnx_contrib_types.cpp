@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "io/onnx_convert.h"
-#include "match/eval.h"
+#include "match/const_facts.h"
 
 namespace graphfuse::onnx_io {
 

@@ -17,7 +17,7 @@
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
 #include "io/onnx_sym_infer.h"
-#include "match/eval.h"
+#include "match/const_facts.h"
 
 namespace graphfuse::onnx_io {
 

@@ -8,7 +8,7 @@
 
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
-#include "match/eval.h"
+#include "match/const_facts.h"
 
 namespace graphfuse::onnx_io::sym {
 

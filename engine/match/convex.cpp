@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "match/eval.h"
+#include "match/embedding_values.h"
 
 namespace graphfuse::match {
 

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "graph/storage.h"
-#include "match/eval.h"
+#include "match/embedding_values.h"
 #include "match/program.h"
 #include "rewrite/driver_phases.h"
 

@@ -5,7 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "match/eval.h"
+#include "match/embedding_values.h"
 #include "match/program.h"
 #include "rewrite/driver_phases.h"
 

@@ -6,7 +6,7 @@
 
 #include "graphfuse/io.h"
 #include "graphfuse/rewrite.h"
-#include "match/eval.h"
+#include "match/embedding_values.h"
 #include "match/program.h"
 #include "match/vm.h"
 #include "rewrite/driver.h"

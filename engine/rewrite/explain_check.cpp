@@ -3,6 +3,7 @@
 
 #include "graphfuse/io.h"
 #include "match/attr_compare.h"
+#include "match/const_facts.h"
 #include "match/eval.h"
 
 namespace graphfuse::rewrite {

@@ -5,6 +5,7 @@
 
 #include "graph/graph_tuning.h"
 #include "graph/storage.h"
+#include "match/embedding_values.h"
 #include "match/eval.h"
 #include "match/program.h"
 
