@@ -108,6 +108,22 @@ def pair(op, b, s, h, heads, rng):
                                         axis=-1, epsilon=1e-6)], [x], [y], [gamma])
         nodes, inits = rms_decomposed("x", "gamma", "y", 1e-6, "r_")
         unfused = model(nodes, [x], [y], [gamma] + inits)
+    elif op == "SelfSkipSimplifiedLayerNormalization":
+        # rmsnorm.yaml's checker-valid form of a norm without a residual: SkipSimplified(x, x)
+        # with 4 x epsilon, against the ONNX-domain SimplifiedLayerNormalization it replaces.
+        fused = model([helper.make_node("SkipSimplifiedLayerNormalization", ["x", "x", "gamma"], ["y"],
+                                        domain=MS, epsilon=4e-6)], [x], [y], [gamma])
+        unfused = model([helper.make_node("SimplifiedLayerNormalization", ["x", "gamma"], ["y"],
+                                          axis=-1, epsilon=1e-6)], [x], [y], [gamma])
+    elif op == "SkipLayerNormalizationBroadcast":
+        # GPT-2's first norm: token embeddings + a [1, S, H] position term (skip broadcast over the batch).
+        feeds["skip"] = rng.standard_normal((1, s, h)).astype(np.float32)
+        ins = [x, vi("skip", [1, s, h])]
+        fused = model([helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta"], ["y"],
+                                        domain=MS, epsilon=1e-5)], ins, [y], [gamma, beta])
+        unfused = model([helper.make_node("Add", ["x", "skip"], ["sum"]),
+                         helper.make_node("LayerNormalization", ["sum", "gamma", "beta"], ["y"],
+                                          axis=-1, epsilon=1e-5)], ins, [y], [gamma, beta])
     elif op == "FastGelu":
         fused = model([helper.make_node("FastGelu", ["x"], ["y"], domain=MS)], [x], [y], [])
         nodes, inits = tanh_gelu("x", "y", "g_")
@@ -180,9 +196,11 @@ def pair(op, b, s, h, heads, rng):
     return fused, unfused, feeds
 
 
-OPS = ["SkipLayerNormalization", "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization",
-       "FastGelu", "BiasFastGelu", "BiasGelu", "Attention", "EmbedLayerNormalization"]
-HIDDEN = {"SkipSimplifiedLayerNormalization": 2048, "SimplifiedLayerNormalization": 2048}  # Llama
+OPS = ["SkipLayerNormalization", "SkipLayerNormalizationBroadcast", "SkipSimplifiedLayerNormalization",
+       "SimplifiedLayerNormalization", "SelfSkipSimplifiedLayerNormalization", "FastGelu", "BiasFastGelu",
+       "BiasGelu", "Attention", "EmbedLayerNormalization"]
+HIDDEN = {"SkipSimplifiedLayerNormalization": 2048, "SimplifiedLayerNormalization": 2048,  # Llama
+          "SelfSkipSimplifiedLayerNormalization": 2048}
 
 
 def main():
