@@ -210,7 +210,9 @@ class Reader {
     outputs_.assign(n, 1);
     read_.assign(n, false);
     ids_.assign(n, kNoNode);
+    back_.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
+      std::size_t position = 0;  // of the data input, back edges counted
       for (const std::string& in : gd_.node(static_cast<int>(k)).input()) {
         if (!in.empty() && in[0] == '^') {
           control_[k].push_back(producer(k, in.substr(1), in));
@@ -228,11 +230,23 @@ class Reader {
           name = name.substr(0, colon);
         }
         std::size_t p = producer(k, std::string(name), in);
+        if (is_back_edge(p, k)) {
+          // Kept aside (the NextIteration stays a sink, so a graph output) and written back.
+          back_[k].push_back(std::to_string(position++) + " " + in);
+          continue;
+        }
+        ++position;
         data_[k].push_back({p, port});
         outputs_[p] = std::max(outputs_[p], port + 1);
         read_[p] = true;
       }
     }
+  }
+
+  // A TF1 while loop closes its cycle with NextIteration -> Merge; that edge alone is cut.
+  bool is_back_edge(std::size_t producer, std::size_t consumer) const {
+    return gd_.node(static_cast<int>(consumer)).op() == "Merge" &&
+           gd_.node(static_cast<int>(producer)).op() == "NextIteration";
   }
 
   std::size_t producer(std::size_t k, const std::string& name, const std::string& as_written) const {
@@ -243,7 +257,8 @@ class Reader {
 
   // Producers first; nodes keep the file's order where the file is already in one (an
   // iterative depth-first walk, so a long chain cannot exhaust the stack). TF1 while
-  // loops (NextIteration back edges) are cycles and refused.
+  // loops are acyclic once their NextIteration -> Merge edges are set aside; any other
+  // cycle is refused.
   std::vector<std::size_t> topological() const {
     auto n = static_cast<std::size_t>(gd_.node_size());
     std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 placed
@@ -260,7 +275,7 @@ class Reader {
           std::size_t p = data_[k][next++].node;
           if (state[p] == 1)
             fail("the GraphDef has a cycle through " + node_desc(p) +
-                 " (TensorFlow 1 while loops are not supported; TF2 functional While is)");
+                 " (only a TF1 while loop's NextIteration -> Merge edge may close a cycle)");
           if (state[p] == 0) {
             state[p] = 1;
             stack.push_back({p, 0});
@@ -293,6 +308,7 @@ class Reader {
       for (std::size_t c : control_[k]) names.push_back(gd_.node(static_cast<int>(c)).name());
       attrs.set(std::string(kControlInputs), std::move(names));
     }
+    if (!back_[k].empty()) attrs.set(std::string(kBackEdges), back_[k]);
     NodeId id;
     if (nd.op() == "Placeholder" && data_[k].empty() && outputs_[k] == 1) {
       id = g_.add_input(nd.name(), placeholder_type(attrs));
@@ -355,6 +371,7 @@ class Reader {
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<std::vector<Ref>> data_;
   std::vector<std::vector<std::size_t>> control_;
+  std::vector<std::vector<std::string>> back_;
   std::vector<std::uint32_t> outputs_;
   std::vector<bool> read_;
   std::vector<NodeId> ids_;
@@ -445,6 +462,20 @@ void attr_to_tf(const std::string& name, const AttrValue& v, tf::AttrValue& out)
              v);
 }
 
+// The loop edges set aside on reading, each "POSITION INPUT", back at their positions.
+void insert_back_edges(const std::vector<std::string>& back, tf::NodeDef& out) {
+  for (const std::string& e : back) {
+    auto space = e.find(' ');
+    std::size_t at = 0;
+    auto r = std::from_chars(e.data(), e.data() + (space == std::string::npos ? 0 : space), at);
+    if (space == std::string::npos || r.ec != std::errc() || at > static_cast<std::size_t>(out.input_size()))
+      throw Error(SourceLoc{}, "node '" + out.name() + "': " + std::string(kBackEdges) + " entry '" + e +
+                                   "' is not 'POSITION INPUT' within its inputs");
+    out.add_input(e.substr(space + 1));
+    for (auto k = static_cast<std::size_t>(out.input_size()) - 1; k > at; --k) out.mutable_input()->SwapElements(static_cast<int>(k), static_cast<int>(k - 1));
+  }
+}
+
 }  // namespace
 
 Graph graphdef_to_graph(tf::GraphDef& gd, const std::string& file) { return Reader(gd, file).run(); }
@@ -465,13 +496,14 @@ tf::GraphDef graph_to_graphdef(const Graph& g) {
       const std::string& from = g.node(v.node).id;
       out.add_input(v.port == 0 ? from : from + ":" + std::to_string(v.port));
     }
+    if (const auto* back = nd.attrs.get_if<std::vector<std::string>>(kBackEdges)) insert_back_edges(*back, out);
     if (const auto* control = nd.attrs.get_if<std::vector<std::string>>(kControlInputs))
       for (const std::string& c : *control)
         if (g.find(c)) out.add_input("^" + c);  // a dependency on a node a rule removed goes with it
     if (const auto* device = nd.attrs.get_if<std::string>(kDevice)) out.set_device(*device);
     bool has_dtype = false;
     for (const auto& [key, value] : nd.attrs) {
-      if (key == kDevice || key == kControlInputs || key == kTfjsQuantization) continue;
+      if (key == kDevice || key == kControlInputs || key == kTfjsQuantization || key == kBackEdges) continue;
       has_dtype |= key == "dtype";
       tf::AttrEntry& e = *out.add_attr();
       e.set_key(key);

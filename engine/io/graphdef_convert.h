@@ -15,6 +15,9 @@ namespace graphfuse::tf_io {
 // cannot clash with TensorFlow's (an attr name is [A-Za-z_][A-Za-z0-9_]*).
 inline constexpr std::string_view kDevice = "tf.device";                ///< string
 inline constexpr std::string_view kControlInputs = "tf.control_inputs";  ///< strings (names, no '^')
+/// A TF1 while loop's Merge: the NextIteration inputs that close the loop, each
+/// "POSITION INPUT" (the graph holds no cycle; they are written back where they were).
+inline constexpr std::string_view kBackEdges = "tf.back_edges";  ///< strings
 /// A TF.js weight's quantization as written in the manifest (JSON text); on a Const.
 inline constexpr std::string_view kTfjsQuantization = "tfjs.quantization";
 /// Opaque kind of a TF attribute graphfuse keeps without interpreting (type, shape, func,

@@ -1,5 +1,6 @@
 // TF data movement whose operands differ from the ONNX ops of the same job: Transpose takes
-// its perm as an input, ConcatV2 its axis as the last input, SplitV sizes and axis as inputs.
+// its perm as an input, ConcatV2 its axis as the last input, SplitV sizes and axis as inputs,
+// Pad its paddings as a [rank, 2] matrix of (before, after) pairs.
 // Each reads its operands and hands the work to the set's ONNX kernel.
 #include "reference/tf_ops.h"
 
@@ -27,7 +28,27 @@ void register_tf_shape(KernelRegistry& r) {
   const KernelFn* transpose = r.find("Transpose");
   const KernelFn* concat = r.find("Concat");
   const KernelFn* split = r.find("Split");
-  check(transpose && concat && split, "register_tf_shape needs the shape ops registered first");
+  const KernelFn* pad = r.find("Pad");
+  check(transpose && concat && split && pad, "register_tf_shape needs the shape and pad ops registered first");
+
+  // Pad(x, paddings): TF's paddings are [rank, 2] (before, after per dimension); ONNX's pads
+  // are one vector, all befores then all afters. The rank-2 operand tells the two apart.
+  r.add("Pad", [onnx = *pad](const KernelCall& c) {
+    const Tensor* p = c.input(1);
+    if (!p || p->shape.size() != 2 || c.inputs.size() != 2) return onnx(c);
+    const Tensor& x = c.required(0);
+    check(p->shape == Shape{static_cast<std::int64_t>(x.shape.size()), 2},
+          "TF Pad paddings must be [rank, 2] = [" + std::to_string(x.shape.size()) + ", 2], are " + shape_str(p->shape));
+    const auto v = int_values(*p, "paddings");
+    const std::size_t rank = x.shape.size();
+    Tensor pads = alloc(DType::Int64, Shape{static_cast<std::int64_t>(2 * rank)});
+    auto* out = mut<std::int64_t>(pads);
+    for (std::size_t d = 0; d < rank; ++d) {
+      out[d] = v[2 * d];
+      out[rank + d] = v[2 * d + 1];
+    }
+    return delegate(onnx, c, "Pad", {&x, &pads}, c.attrs);
+  });
 
   // Transpose(x, perm): TF passes the permutation as a tensor; ONNX as the perm attribute.
   r.add("Transpose", [onnx = *transpose](const KernelCall& c) {

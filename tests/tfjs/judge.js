@@ -14,6 +14,9 @@ const USAGE = `usage: node judge.js ORIGINAL/model.json REWRITTEN/model.json [op
   --threads N      wasm threads (default 1)
   --seed S         input seed (default 1)
   --batch B        size for unknown (-1) dimensions (default 1)
+  --shape N=D,D..  input N (name without ':0' or with it) gets this shape; N= is a scalar
+                   (for inputs of unknown rank, such as a recurrent model's state)
+  --fill N=V       input N holds V everywhere instead of seeded values (a ratio, a zero state)
   --json           one JSON line per backend instead of text
   Exit 0: every output agrees on every backend; 1: a disagreement or a model TF.js
   refuses; 2: bad usage or a file that cannot be read.`;
@@ -24,7 +27,7 @@ function fail(msg, code = 2) {
 }
 
 function parseArgs(argv) {
-  const o = { models: [], backends: ['cpu', 'wasm'], tol: 1e-4, runs: 0, threads: 1, seed: 1, batch: 1, json: false };
+  const o = { models: [], backends: ['cpu', 'wasm'], tol: 1e-4, runs: 0, threads: 1, seed: 1, batch: 1, json: false, shapes: {}, fills: {} };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -38,6 +41,20 @@ function parseArgs(argv) {
     else if (a === '--seed') o.seed = Number(next());
     else if (a === '--batch') o.batch = Number(next());
     else if (a === '--json') o.json = true;
+    else if (a === '--shape' || a === '--fill') {
+      const v = next();
+      const eq = v.indexOf('=');
+      if (eq <= 0) fail(`${a} wants NAME=VALUE, not ${v}`);
+      const name = v.slice(0, eq).replace(/:0$/, ''), rest = v.slice(eq + 1);
+      if (a === '--fill') {
+        if (rest === '' || !Number.isFinite(Number(rest))) fail(`${a} ${v}: not a number`);
+        o.fills[name] = Number(rest);
+      } else {
+        const dims = rest === '' ? [] : rest.split(',').map(Number);
+        if (dims.some((d) => !Number.isInteger(d) || d < 0)) fail(`${a} ${v}: dims are integers >= 0`);
+        o.shapes[name] = dims;
+      }
+    }
     else if (a === '-h' || a === '--help') { console.log(USAGE); process.exit(0); }
     else if (a.startsWith('--')) fail(`unknown option ${a}\n${USAGE}`);
     else o.models.push(a);
@@ -97,11 +114,13 @@ function makeInputs(tf, model, o) {
   const next = rng(o.seed);
   const feeds = {};
   for (const inp of model.inputs) {
-    const shape = (inp.shape || []).map((d) => (d == null || d < 0 ? o.batch : d));
+    const key = inp.name.replace(/:0$/, '');
+    const shape = o.shapes[key] || (inp.shape || []).map((d) => (d == null || d < 0 ? o.batch : d));
     const n = shape.reduce((a, b) => a * b, 1);
     const dtype = inp.dtype || 'float32';
     let values;
-    if (dtype === 'int32') values = Int32Array.from({ length: n }, () => Math.floor(next() * 10));
+    if (key in o.fills) values = Array(n).fill(o.fills[key]);
+    else if (dtype === 'int32') values = Int32Array.from({ length: n }, () => Math.floor(next() * 10));
     else if (dtype === 'bool') values = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0));
     else values = Float32Array.from({ length: n }, () => next() * 2 - 1);
     feeds[inp.name] = tf.tensor(values, shape, dtype);

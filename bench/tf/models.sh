@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The TF.js model table: each graph model under MODELS (bench/tf/get_models.sh) rewritten
+# with `graphfuse apply --rules rules/tf --target tfjs-wasm`, what is left unfused
+# (bench/tf/unfused.py), and TF.js's verdict and latency (tests/tfjs/judge.js: wasm
+# backend, node, 1 thread; original and rewritten timed interleaved in one process, the
+# median of RUNS each).
+#   usage: bench/tf/models.sh MODELS [GRAPHFUSE] [RUNS] [OUT]   (from the repository root)
+# Prints one markdown row per model; the rewritten models are left in OUT
+# (default /tmp/graphfuse-tf-models). Needs tests/tfjs/node_modules (tests/tfjs/install.sh).
+# MODEL_FILTER=regex limits the models.
+set -uo pipefail
+models=${1:?usage: models.sh MODELS [GRAPHFUSE] [RUNS] [OUT]}
+gf=${2:-build/graphfuse}
+runs=${3:-7}
+out=${4:-/tmp/graphfuse-tf-models}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+
+# Inputs TF.js cannot make up from the signature: rvm's recurrent state has unknown rank
+# (zero scalars start a clip) and its downsample ratio must be positive.
+judge_options() {
+  case $1 in
+    rvm) echo "--shape src=1,144,256,3 --shape downsample_ratio= --fill downsample_ratio=0.5
+               --shape r1i= --shape r2i= --shape r3i= --shape r4i= --fill r1i=0 --fill r2i=0 --fill r3i=0 --fill r4i=0" ;;
+  esac
+}
+# TF.js's wasm backend refuses facemesh-attention as it is (BatchMatMul on a non-float32
+# tensor): its cpu backend judges it.
+backend() { case $1 in facemesh-attention) echo cpu ;; *) echo wasm ;; esac; }
+
+echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) | ms original | ms rewritten | rewritten / original |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/*.json; do
+  name=$(basename "$(dirname "$m")"); [ "$name" = models ] && name=$(basename "$m" .json)
+  [[ -n "${MODEL_FILTER:-}" && ! "$name" =~ $MODEL_FILTER ]] && continue
+  d=$out/$name; rm -rf "$d"; mkdir -p "$d"
+  if ! "$gf" apply "$m" --rules "$root/rules/tf" --target tfjs-wasm -q -o "$d/model.json" 2>"$d/apply.err"; then
+    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | | | | |"; continue
+  fi
+  read -r n0 p0 f0 m0 <<<"$(/usr/bin/python3 "$root/bench/tf/unfused.py" "$root/targets/tfjs-wasm.yaml" "$m" --json |
+    /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["plain"], r["fused"], r["missed"])')"
+  read -r n1 p1 f1 mb ma ms <<<"$(/usr/bin/python3 "$root/bench/tf/unfused.py" "$root/targets/tfjs-wasm.yaml" "$d/model.json" --json |
+    /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["plain"], r["fused"], r["missed_bias"], r["missed_activation"], r["missed_scale"])')"
+  be=$(backend "$name")
+  # shellcheck disable=SC2046
+  j=$(node "$root/tests/tfjs/judge.js" "$m" "$d/model.json" --backends "$be" --threads 1 --runs "$runs" --json $(judge_options "$name") 2>&1 | tail -1)
+  verdict=$(/usr/bin/python3 -c '
+import json, sys
+try:
+    r = json.loads(sys.argv[1])
+except ValueError:
+    print("judge: " + sys.argv[1][:120].replace("|", " ") + " | | |"); sys.exit()
+ok = ("yes" if r["agree"] else "NO") + (" %.1e" % r["worst"] if r["worst"] is not None else "")
+if r["backend"] != "wasm": ok += " (" + r["backend"] + ")"
+o, w = r["original_ms"], r["rewritten_ms"]
+print(ok + (" | %.1f | %.1f | %.2f" % (o, w, w / o) if o and w else " | | |"))' "$j")
+  echo "| $name | $n0 -> $n1 | $p0 -> $p1 | $f0 -> $f1 | $m0 -> $((mb + ma + ms)) ($mb/$ma/$ms) | $verdict |"
+done
