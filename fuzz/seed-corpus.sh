@@ -9,13 +9,14 @@
 # onnx:                      the same graphs written as .onnx where the export accepts them
 #                            (typed YAML graphs), SqueezeNet left out for its size (4.8 MB)
 # apply:                     every graph seed above (the target reads any format)
+# graphdef, tfjs:            tests/data/tf's models and hostile inputs, by fuzz/tf_seeds.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 conv=${1:-build/fuzz}/seed_convert
 export ASAN_OPTIONS=detect_leaks=0
 c=fuzz/corpus
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for t in rules graph_text graph_yaml graph_json graph_gfb onnx apply; do
+for t in rules graph_text graph_yaml graph_json graph_gfb onnx apply graphdef tfjs; do
   mkdir -p "$c/$t"
   find "$c/$t" -type f ! -name 'regress-*' -delete
 done
@@ -37,4 +38,5 @@ for s in "${srcs[@]}"; do
     fi
   done
 done
+/usr/bin/python3 fuzz/tf_seeds.py "$c"
 du -sh "$c"/* | sed 's/^/seed-corpus: /'

@@ -117,6 +117,25 @@ TEST(GraphDef, DamagedInputsAreRefusedWithAReason) {
   EXPECT_EQ(parse_graphdef(chain, "chain.pb").size(), 200000u);
 }
 
+TEST(GraphDef, Tf1WhileLoopReadsWithoutACycleAndWritesTheSameBytes) {
+  // Enter -> Merge(enter, next) -> AddV2 -> NextIteration -> back into the Merge; Exit reads the Merge.
+  const std::string bytes = node("x", "Placeholder") + node("enter", "Enter", {"x"}) +
+                            node("merge", "Merge", {"enter", "next"}) + node("add", "AddV2", {"merge", "x"}) +
+                            node("next", "NextIteration", {"add"}) + node("exit", "Exit", {"merge"});
+  Graph g = parse_graphdef(bytes, "loop.pb");
+  auto merge = g.find("merge");
+  ASSERT_TRUE(merge);
+  EXPECT_EQ(g.node(*merge).inputs.size(), 1u);  // the loop edge is set aside
+  const auto* back = g.node(*merge).attrs.get_if<std::vector<std::string>>("tf.back_edges");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(*back, std::vector<std::string>{"1 next"});
+  EXPECT_EQ(write_graphdef(g), bytes);
+  // Any other cycle is still refused.
+  EXPECT_NE(error_of([] { parse_graphdef(node("m", "Merge", {"a"}) + node("a", "Identity", {"m"}), "c.pb"); })
+                .find("cycle"),
+            std::string::npos);
+}
+
 TEST(TfjsModel, ReadsQuantizedWeightsAndWritesTheSameShards) {
   auto dir = temp_dir("read");
   // w: uint8-quantized float32 (v = q * 0.5 - 1); i: int32; b: bool.

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Which rules/tf fusions pay in TensorFlow.js: each fused form against the ops it replaces,
+// alone, on shapes taken from the real models (MobileNet / BlazeFace-sized NHWC tensors), with
+// TF.js's wasm backend (XNNPACK) in node on 1 thread. The two forms are timed interleaved
+// (A, B, A, B, ...) in one process and the medians compared, so a change of machine load
+// touches both alike.
+//   usage: node bench/tf/fusion_pay.js [--runs N] [--backend wasm|cpu] [--threads T] [--json]
+// Needs tests/tfjs/node_modules (tests/tfjs/install.sh). Prints one row per case:
+// unfused ms, fused ms (medians of N), fused / unfused.
+'use strict';
+
+const path = require('path');
+const modules = path.join(__dirname, '../../tests/tfjs/node_modules');
+const need = (m) => require(path.join(modules, m));
+
+function args(argv) {
+  const o = { runs: 31, backend: 'wasm', threads: 1, json: false };
+  for (let i = 0; i < argv.length; ++i) {
+    if (argv[i] === '--runs') o.runs = Number(argv[++i]);
+    else if (argv[i] === '--backend') o.backend = argv[++i];
+    else if (argv[i] === '--threads') o.threads = Number(argv[++i]);
+    else if (argv[i] === '--json') o.json = true;
+    else { console.error(`fusion_pay.js: unknown argument ${argv[i]}`); process.exit(2); }
+  }
+  return o;
+}
+
+function median(v) {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function main() {
+  const o = args(process.argv.slice(2));
+  console.warn = () => {};
+  const tf = need('@tensorflow/tfjs-core');
+  need('@tensorflow/tfjs-backend-cpu');
+  const wasm = need('@tensorflow/tfjs-backend-wasm');
+  wasm.setThreadsCount(o.threads);
+  await tf.setBackend(o.backend);
+  await tf.ready();
+  tf.randomUniform([1]).dispose();
+  const r = (shape) => tf.randomUniform(shape, -1, 1, 'float32', 7);
+  const x56 = r([1, 56, 56, 64]), x112 = r([1, 112, 112, 32]), x28 = r([1, 28, 28, 128]);
+  const w1x1 = r([1, 1, 64, 64]), w3x3 = r([3, 3, 32, 32]), dw = r([3, 3, 128, 1]), dw32 = r([3, 3, 32, 1]);
+  const b64 = r([64]), b32 = r([32]), b128 = r([128]), s128 = r([128]);
+  const a = r([1, 1024]), wm = r([1024, 256]), bm = r([256]);
+  const pads = [[0, 0], [1, 1], [1, 1], [0, 0]];
+  const explicit = [[0, 0], [1, 1], [1, 1], [0, 0]];
+  const cases = [
+    // rule (what it produces), unfused, fused
+    ['tf_conv2d_biasadd_activation: conv 1x1 64->64 + bias + relu6 (56x56)',
+      () => tf.relu6(tf.add(tf.conv2d(x56, w1x1, 1, 'same'), b64)),
+      () => tf.fused.conv2d({ x: x56, filter: w1x1, strides: 1, pad: 'same', bias: b64, activation: 'relu6' })],
+    ['tf_conv2d_biasadd: conv 1x1 64->64 + bias (56x56)',
+      () => tf.add(tf.conv2d(x56, w1x1, 1, 'same'), b64),
+      () => tf.fused.conv2d({ x: x56, filter: w1x1, strides: 1, pad: 'same', bias: b64 })],
+    ['tf_conv2d_activation_zero_bias: conv 3x3 32->32 + sigmoid (112x112)',
+      () => tf.sigmoid(tf.conv2d(x112, w3x3, 1, 'same')),
+      () => tf.fused.conv2d({ x: x112, filter: w3x3, strides: 1, pad: 'same', bias: tf.zeros([32]), activation: 'sigmoid' })],
+    ['tf_depthwise_bias_activation: depthwise 3x3 128 + bias + relu6 (28x28)',
+      () => tf.relu6(tf.add(tf.depthwiseConv2d(x28, dw, 1, 'same'), b128)),
+      () => tf.fused.depthwiseConv2d({ x: x28, filter: dw, strides: 1, pad: 'same', bias: b128, activation: 'relu6' })],
+    ['tf_depthwise_bias: depthwise 3x3 128 + bias (28x28)',
+      () => tf.add(tf.depthwiseConv2d(x28, dw, 1, 'same'), b128),
+      () => tf.fused.depthwiseConv2d({ x: x28, filter: dw, strides: 1, pad: 'same', bias: b128 })],
+    ['tf_depthwise_mul_vector_fold: depthwise 3x3 128 + per-channel Mul (28x28)',
+      () => tf.mul(tf.depthwiseConv2d(x28, dw, 1, 'same'), s128),
+      () => tf.depthwiseConv2d(x28, dw, 1, 'same')],
+    ['tf_pad_fuseddepthwise_explicit: Pad + fused depthwise 3x3 32 VALID, stride 2 (112x112)',
+      () => tf.fused.depthwiseConv2d({ x: tf.pad(x112, pads), filter: dw32, strides: 2, pad: 'valid', bias: b32, activation: 'relu' }),
+      () => tf.fused.depthwiseConv2d({ x: x112, filter: dw32, strides: 2, pad: explicit, bias: b32, activation: 'relu' })],
+    ['tf_pad_conv2d_explicit: Pad + conv 3x3 32->32 VALID (112x112)',
+      () => tf.conv2d(tf.pad(x112, pads), w3x3, 1, 'valid'),
+      () => tf.conv2d(x112, w3x3, 1, explicit)],
+    ['tf_fusedmatmul_activation: matmul 1x1024x256 + bias, then sigmoid',
+      () => tf.sigmoid(tf.fused.matMul({ a, b: wm, bias: bm })),
+      () => tf.fused.matMul({ a, b: wm, bias: bm, activation: 'sigmoid' })],
+  ];
+  const rows = [];
+  for (const [name, unfused, fused] of cases) {
+    const run = (f) => {
+      const t0 = process.hrtime.bigint();
+      const y = tf.tidy(f);
+      y.dataSync();
+      y.dispose();
+      return Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    run(unfused); run(fused);  // warm-up: kernels set up, XNNPACK operators cached
+    const ta = [], tb = [];
+    for (let k = 0; k < o.runs; ++k) { ta.push(run(unfused)); tb.push(run(fused)); }
+    const ma = median(ta), mb = median(tb);
+    rows.push({ name, unfused_ms: ma, fused_ms: mb, ratio: mb / ma });
+  }
+  if (o.json) { for (const r of rows) console.log(JSON.stringify({ backend: o.backend, threads: o.threads, runs: o.runs, ...r })); return; }
+  console.log(`| fusion (TF.js ${o.backend}, ${o.threads} thread(s), median of ${o.runs}) | unfused ms | fused ms | fused / unfused |`);
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.name} | ${r.unfused_ms.toFixed(3)} | ${r.fused_ms.toFixed(3)} | ${r.ratio.toFixed(2)} |`);
+}
+
+main().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });

@@ -1,0 +1,4 @@
+
+
+cConst*	
+value

@@ -1,0 +1,7 @@
+
+
+aIdentityb*
+T0
+
+bIdentitya*
+T0
