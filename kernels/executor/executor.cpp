@@ -78,6 +78,16 @@ struct Values {
 
 bool is_activation4d(const Tensor* x) { return x && x->shape.size() == 4 && x->dtype == DType::Float32; }
 
+// An operand whose bytes are the same in NCHW and NHWC and which broadcasts per channel (or
+// as a scalar) against a 4-D activation: one element, or [N, C, 1, 1] / [C, 1, 1]. A
+// squeeze-and-excitation scale or a per-channel bias, which must not send the activation
+// back to NCHW.
+bool layout_free(const Tensor* x) {
+  if (!x) return true;
+  const auto& s = x->shape;
+  return x->num_elements() == 1 || (s.size() == 4 && s[2] == 1 && s[3] == 1) || (s.size() == 3 && s[1] == 1 && s[2] == 1);
+}
+
 // Brings n's inputs into layouts its kernel accepts (see LayoutSupport).
 void fit_layouts(const Node& n, LayoutSupport support, Values& vals, KernelCall& call) {
   const auto& ins = n.inputs;
@@ -92,10 +102,13 @@ void fit_layouts(const Node& n, LayoutSupport support, Values& vals, KernelCall&
       if (ins[k].valid() && vals.layout_of(ins[k]) == Layout::ChannelsLast) first_cl = call.inputs[k];
     bool same = first_cl != nullptr;
     for (std::size_t k = 0; same && k < ins.size(); ++k)
-      if (const Tensor* x = call.inputs[k]; x && x->num_elements() != 1 && x->shape != first_cl->shape) same = false;
-    // Same-shape operands (or scalars): order does not matter, go channels-last together.
+      if (const Tensor* x = call.inputs[k]; x && x->shape != first_cl->shape && !layout_free(x)) same = false;
+    // Same-shape operands, with scalars or per-channel vectors: go channels-last together
+    // (the kernel broadcasts on the physical NHWC shapes).
     for (std::size_t k = 0; k < ins.size(); ++k)
-      if (ins[k].valid() && is_activation4d(call.inputs[k]) && call.inputs[k]->num_elements() != 1)
+      if (ins[k].valid() && is_activation4d(call.inputs[k]) &&
+          !(same && call.inputs[k]->shape != first_cl->shape && layout_free(call.inputs[k])) &&
+          call.inputs[k]->num_elements() != 1)
         vals.convert(ins[k], same ? Layout::ChannelsLast : Layout::Plain);
   } else {
     for (const ValueRef& in : ins)
