@@ -80,6 +80,7 @@ KernelRegistry build_reference_base() {
   register_reference_pad_resize(r);
   register_reference_tf_norm(r);
   register_reference_quant(r);
+  register_reference_generate(r);
   return r;
 }
 
