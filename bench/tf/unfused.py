@@ -19,26 +19,40 @@ import json
 import sys
 from collections import Counter, defaultdict
 
-import yaml
 
 PLAIN = {"Conv2D": "_FusedConv2D", "DepthwiseConv2dNative": "FusedDepthwiseConv2dNative", "MatMul": "_FusedMatMul"}
 FUSED = set(PLAIN.values())
 
 
 def fused_activations(target_path):
-    """op -> activations the target takes as [BiasAdd, act]."""
+    """op -> activations the target takes as [BiasAdd, act]. Reads the profile's lines
+    (ops: / OP: / available: / fused_ops: values: - [BiasAdd, Act]) without a YAML library,
+    so the ctest that calls this needs nothing beyond Debian's python3."""
+    acts, op, in_fused, unavailable = {}, None, False, set()
     with open(target_path) as f:
-        t = yaml.safe_load(f)
-    acts = {}
-    for op in FUSED:
-        spec = (t.get("ops") or {}).get(op) or {}
-        if spec.get("available") is False:
-            continue
-        values = ((spec.get("attributes") or {}).get("fused_ops") or {}).get("values") or []
-        acts[op] = {v[1] for v in values if len(v) == 2 and v[0] == "BiasAdd"}
-        if ["BiasAdd"] in values or not values:
-            acts[op].add("")  # the bias alone
-    return acts
+        for line in f:
+            text = line.split("#", 1)[0].rstrip()
+            if not text.strip():
+                continue
+            indent = len(text) - len(text.lstrip())
+            item = text.strip()
+            if indent == 2 and item.endswith(":"):
+                op, in_fused = item[:-1], False
+            elif indent == 0:
+                op = None
+            elif op and item.startswith("fused_ops:"):
+                in_fused = True
+            elif op and item == "available: false":
+                unavailable.add(op)
+            elif op in FUSED and in_fused and item.startswith("- [") and item.endswith("]"):
+                v = [x.strip() for x in item[3:-1].split(",")]
+                acts.setdefault(op, set())
+                if v[0] == "BiasAdd":
+                    if len(v) == 1 or v[1] != "Add":  # [BiasAdd, Add]: a residual operand, not an activation
+                        acts[op].add(v[1] if len(v) == 2 else "")
+            elif op and indent <= 6 and not item.startswith("-") and not item.startswith("values"):
+                in_fused = item.startswith("fused_ops")
+    return {k: v for k, v in acts.items() if k not in unavailable}
 
 
 def strings(attr):
@@ -143,7 +157,7 @@ def main(argv):
             if "--list" in argv:
                 for w in r["where"]:
                     print("  " + w)
-    except (OSError, ValueError, KeyError, yaml.YAMLError) as e:
+    except (OSError, ValueError, KeyError) as e:
         print(f"unfused.py: {e}", file=sys.stderr)
         return 2
     return 0

@@ -126,6 +126,36 @@ with tempfile.TemporaryDirectory() as tmp:
         g.node("output", "Softmax", [f], T=T)
         return g
 
+    def blocks():
+        """What the newer rules/tf files take: a depthwise convolution with channel multiplier 2
+        + AddV2 + Relu, Pad + VALID depthwise, a batch norm written as Mul + Add after a Conv2D,
+        a Conv2D without bias + Sigmoid, MatMul + AddV2 of a vector + Sigmoid."""
+        g = G()
+        x = placeholder(g, "input", [1, 12, 10, 4])
+        w = g.const("dwm/w", (rng.standard_normal((3, 3, 4, 2)) * 0.3).astype(np.float32))
+        d = g.node("dwm", "DepthwiseConv2dNative", [x, w], T=T, strides=ints(1, 1, 1, 1), padding=s("SAME"),
+                   data_format=s("NHWC"), dilations=ints(1, 1, 1, 1))
+        d = g.node("dwm/add", "AddV2", [d, vec(g, "dwm/b", 8)], T=T)
+        d = g.node("dwm/relu", "Relu", [d], T=T)
+        pads = g.const("pad/paddings", np.array([[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32))
+        p = g.node("pad", "Pad", [d, pads], T=T, Tpaddings=pb.AttrValue(type=pb.DT_INT32))
+        p = conv(g, "dwp", p, 8, 8, stride=2, padding="VALID", depthwise=True)
+        p = g.node("dwp/add", "AddV2", [p, vec(g, "dwp/b", 8)], T=T)
+        p = g.node("dwp/relu6", "Relu6", [p], T=T)
+        c = conv(g, "conv1", p, 8, 6, k=1)
+        c = g.node("bn/mul", "Mul", [c, g.const("bn/scale", (rng.random(6) + 0.5).astype(np.float32))], T=T)
+        c = g.node("bn/add", "AddV2", [c, vec(g, "bn/offset", 6)], T=T)
+        c = g.node("bn/relu", "Relu", [c], T=T)
+        c = conv(g, "conv2", c, 6, 6)
+        c = g.node("conv2/sigmoid", "Sigmoid", [c], T=T)
+        shape = g.const("flat/shape", np.array([1, -1], dtype=np.int32))
+        f = g.node("flat", "Reshape", [c, shape], T=T, Tshape=pb.AttrValue(type=pb.DT_INT32))
+        w = g.const("fc/w", (rng.standard_normal((6 * 6 * 5, 4)) * 0.1).astype(np.float32))
+        f = g.node("fc", "MatMul", [f, w], T=T, transpose_a=pb.AttrValue(b=False), transpose_b=pb.AttrValue(b=False))
+        f = g.node("fc/add", "AddV2", [f, vec(g, "fc/b", 4)], T=T)
+        g.node("output", "Sigmoid", [f], T=T)
+        return g
+
     def write_pb(g, path):
         with open(path, "wb") as f:
             f.write(g.gd.SerializeToString())
@@ -192,4 +222,5 @@ with tempfile.TemporaryDirectory() as tmp:
     write_tfjs(convnet("uint8"), os.path.join(OUT, "convnet_u8"))
     write_tfjs(convnet("uint16"), os.path.join(OUT, "convnet_u16"))
     write_tfjs(convnet("float16"), os.path.join(OUT, "convnet_f16"))
+    write_tfjs(blocks(), os.path.join(OUT, "blocks_f32"))
     print("wrote", OUT)

@@ -55,6 +55,13 @@ for model in "$data"/*/model.json; do
       else
         echo "FAIL $name rewritten: $(cat "$work/log")"; status=1
       fi
+      # Nothing left that tfjs-wasm fuses: no convolution or MatMul with a foldable bias,
+      # activation or per-channel scale after it (bench/tf/unfused.py).
+      left=$(/usr/bin/python3 "$here/../../bench/tf/unfused.py" "$here/../../targets/tfjs-wasm.yaml" "$out/fused/model.json" --list)
+      case $left in
+        *"missed 0 "*) echo "ok   $name: nothing left to fuse for tfjs-wasm" ;;
+        *) echo "FAIL $name: fusions missed for tfjs-wasm: $left"; status=1 ;;
+      esac
     fi
     continue
   fi
