@@ -10,6 +10,7 @@
 #include "match/const_facts.h"
 #include "match/embedding_values.h"
 #include "shape/sym_dim.h"
+#include "match/eval_tensor.h"
 
 namespace graphfuse::match {
 
@@ -238,6 +239,14 @@ class Evaluator {
         return std::string(g_.op(v.node).name());
       }
       case Fn::Native: return native(t);
+      case Fn::Slice: {
+        auto ax = eval(a[1]), lo = eval(a[2]), hi = eval(a[3]);
+        const auto* x = ax ? std::get_if<std::int64_t>(&*ax) : nullptr;
+        const auto* l = lo ? std::get_if<std::int64_t>(&*lo) : nullptr;
+        const auto* h = hi ? std::get_if<std::int64_t>(&*hi) : nullptr;
+        if (!x || !l || !h) return std::nullopt;
+        return slice_constant(g_, value(a[0]), *x, *l, *h);
+      }
     }
     return std::nullopt;
   }

@@ -71,6 +71,7 @@ const char* fn_name(Fn f) {
     case Fn::Or: return "||";
     case Fn::And: return "&&";
     case Fn::Compare: return "compare";
+    case Fn::Slice: return "slice";
   }
   return "?";
 }

@@ -36,6 +36,8 @@ enum class Fn : std::uint8_t {
   // Operators (`a * b`, `-a`, `a / b`, `a % b`, `!a`, `a || b`, `a && b`, `a < b` inside
   // an expression); `+` and binary `-` are Add and Sub.
   Mul, Div, Mod, Neg, Not, Or, And, Compare,
+  // `slice(x, axis, start, end)` of a constant tensor (match/eval_tensor.h).
+  Slice,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.

@@ -48,7 +48,7 @@ class Facts {
           case Fn::DType:
             if (vt.dtype == DType::Undefined) return name + " has no known dtype";
             break;
-          case Fn::Value: case Fn::Values:
+          case Fn::Value: case Fn::Values: case Fn::Slice:
             if (!is_constant(g_, v)) return name + " is not a constant";
             break;
           default:

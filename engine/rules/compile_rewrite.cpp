@@ -156,9 +156,9 @@ class RewriteCompiler {
     out_.folded.erase(std::unique(out_.folded.begin(), out_.folded.end()), out_.folded.end());
   }
 
-  // Leaves whose constant values a computed attribute reads (value(c), values(c)).
+  // Leaves whose constant values a computed attribute reads (value(c), values(c), slice(c, ...)).
   void fold(const match::Term& t) {
-    bool reads_value = t.kind == match::Term::Kind::Func && (t.fn == match::Fn::Value || t.fn == match::Fn::Values);
+    bool reads_value = t.kind == match::Term::Kind::Func && (t.fn == match::Fn::Value || t.fn == match::Fn::Values || t.fn == match::Fn::Slice);
     for (const match::Term& a : t.args) {
       if (reads_value && a.kind == match::Term::Kind::Value && !a.of_node) out_.folded.push_back(a.reg);
       fold(a);

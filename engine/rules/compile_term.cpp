@@ -48,6 +48,7 @@ const std::vector<Builtin>& builtins() {
       {"sub", Fn::Sub, {ArgKind::Any, ArgKind::Any}},
       {"in_qdq_unit", Fn::InQdqUnit, {ArgKind::Value}},
       {"producer", Fn::Producer, {ArgKind::Value}},
+      {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any}},
   };
   return b;
 }

@@ -165,6 +165,9 @@ void RuleSetBuilder::add_file(const std::string& path, std::string text) {
   std::error_code ec;
   fs::path canon = fs::weakly_canonical(path, ec);
   std::string key = ec ? path : canon.string();
+  // Already loaded as another file's include (a folder holding both, `--rules rules/onnx`):
+  // each file is loaded once per load, whichever way it was named first.
+  if (included_.count(key)) return;
   try {
     rules::OpSchemas ops = load(path, std::move(text), {key});
     included_.emplace(key, std::move(ops));

@@ -33,4 +33,11 @@ using MatMulImpl = void (*)(const MatMulSpec&, const float* a, const float* b, c
 /// computing through `impl`.
 void register_matmul_ops(KernelRegistry& r, MatMulImpl impl);
 
+namespace fast {
+/// The fast set's MatMulImpl (oneDNN's matmul primitive, cached per shape), for kernels
+/// whose inner products are matrix products (attention).
+void fast_matmul(const MatMulSpec& s, const float* a, const float* b, const float* c, float* y,
+                 std::shared_ptr<const void> b_owner);
+}  // namespace fast
+
 }  // namespace graphfuse::kernels

@@ -83,6 +83,10 @@ const std::unordered_map<std::string_view, OpContract>& table() {
       {"com.microsoft.SkipLayerNormalization", {0, {}, {}, skip_layer_norm}},
       {"SimplifiedLayerNormalization", {1, {}, {}, layer_norm}},
       {"com.microsoft.SkipSimplifiedLayerNormalization", {0, {}, {}, skip_simplified_layer_norm}},
+      // Attention: a head count of 0 divides the hidden size by zero.
+      {"com.microsoft.Attention", {2, {"num_heads"}, {}}},
+      {"com.microsoft.MultiHeadAttention", {3, {"num_heads"}, {}}},
+      {"com.microsoft.RotaryEmbedding", {1, {}, {"num_heads", "rotary_embedding_dim"}}},
       // Windowed ops.
       {"Conv", windowed()},
       {"com.microsoft.FusedConv", windowed()},

@@ -81,6 +81,7 @@ KernelRegistry build_reference_base() {
   register_reference_tf_norm(r);
   register_reference_quant(r);
   register_reference_generate(r);
+  register_reference_attention(r);
   return r;
 }
 
@@ -114,6 +115,7 @@ KernelRegistry build_fast() {
   register_fast_pool(r);
   register_fast_elementwise(r);
   register_fast_norm(r);
+  register_fast_attention(r);
   register_tf(r, fast::conv2d, fast::alloc_output_f32);
   return r;
 }

@@ -89,10 +89,12 @@ void register_reference_pad_resize(KernelRegistry& r);
 void register_reference_tf_norm(KernelRegistry& r);
 void register_reference_quant(KernelRegistry& r);
 void register_reference_generate(KernelRegistry& r);  // reference/generate_ops.cpp
+void register_reference_attention(KernelRegistry& r);
 void register_fast_conv(KernelRegistry& r);
 void register_fast_matmul(KernelRegistry& r);
 void register_fast_pool(KernelRegistry& r);
 void register_fast_elementwise(KernelRegistry& r);
 void register_fast_norm(KernelRegistry& r);
+void register_fast_attention(KernelRegistry& r);
 
 }  // namespace graphfuse::kernels

@@ -112,12 +112,43 @@ std::vector<std::vector<std::int64_t>> input_shapes(const Graph& g, const ExecOp
   return shapes;
 }
 
+namespace {
+bool is_integer_input(DType t) {
+  switch (t) {
+    case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: case DType::Bool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An integer (or bool) graph input: random 0s and 1s. Integer inputs are indices (token
+// ids, position ids: valid for any table of two or more rows) or masks (0/1), so values
+// from {0, 1} are valid whatever they index; float random data in their place made Gather fail.
+Tensor random_bits(std::uint64_t seed, std::string_view name, const Shape& shape, DType dtype) {
+  std::uint64_t state = fnv1a(name, seed * 0x9e3779b97f4a7c15ull + 1);
+  for (auto d : shape) state = state * 31 + static_cast<std::uint64_t>(d);
+  Tensor t = alloc(dtype, shape);
+  const std::size_t es = dtype_size(dtype);
+  char* p = mut<char>(t);
+  for (std::int64_t i = 0; i < t.num_elements(); ++i)
+    if (splitmix(state) >> 63) p[static_cast<std::size_t>(i) * es] = 1;  // little-endian 1; alloc zero-filled
+  return t;
+}
+}  // namespace
+
 std::vector<Tensor> make_random_inputs(const Graph& g, std::uint64_t seed, const ExecOptions& options) {
   const auto shapes = input_shapes(g, options);
   std::vector<Tensor> out;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const Node& n = g.node(g.inputs()[i]);
     try {
+      const DType dt = n.outputs.at(0).type.dtype;
+      if (is_integer_input(dt)) {
+        out.push_back(random_bits(seed, n.id, shapes[i], dt));
+        continue;
+      }
       out.push_back(random_tensor(seed, n.id, shapes[i], RandomRole::Input));
     } catch (const Error& e) {
       // A declared input shape too large to allocate: say which input and where.

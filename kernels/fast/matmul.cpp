@@ -117,6 +117,8 @@ void run_plan(const MatMulSpec& s, const Plan& pl, const float* a, const float* 
   strm.wait();
 }
 
+}  // namespace
+
 void fast_matmul(const MatMulSpec& s, const float* a, const float* b, const float* c, float* y,
                  std::shared_ptr<const void> b_owner) {
   Plan pl;
@@ -151,8 +153,6 @@ void fast_matmul(const MatMulSpec& s, const float* a, const float* b, const floa
   for (std::int64_t i = 0; i < nb; ++i)
     run_plan(s, pl, a + s.a_off[i], b + s.b_off[i], c, y + i * s.m * s.n, nullptr);
 }
-
-}  // namespace
 
 }  // namespace graphfuse::kernels::fast
 

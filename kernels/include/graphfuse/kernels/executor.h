@@ -52,8 +52,10 @@ struct RunProfile {
 /// options.default_input_shape, else a guess from the input's consumers.
 std::vector<std::vector<std::int64_t>> input_shapes(const Graph& g, const ExecOptions& options = {});
 
-/// Deterministic float32 inputs, uniform in [-1, 1), one per graph input in
-/// g.inputs() order. Input k's data depends only on (seed, input id, shape).
+/// Deterministic inputs, one per graph input in g.inputs() order: float32 uniform in
+/// [-1, 1), except inputs typed integer or bool, which get random 0s and 1s of their type
+/// (valid indices into any table of two or more rows, and valid masks). Input k's data
+/// depends only on (seed, input id, shape).
 std::vector<Tensor> make_random_inputs(const Graph& g, std::uint64_t seed,
                                        const ExecOptions& options = {});
 

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Writes the small attention blocks the attention and rotary rule tests read.
+
+Run with Debian's python3 (python3-torch, python3-onnx): /usr/bin/python3 make_attention_blocks.py
+Random weights, fixed seed; sizes are tiny so the files stay a few KB. The blocks follow the
+Hugging Face modules as torch's ONNX exporter writes them:
+
+  llama_attn_rope.onnx       Llama self-attention: q/k/v projections, rotate-half rotary
+                             embeddings with cos/sin gathered by position ids, additive mask
+  llama_attn_not_rope.onnx   the same graph, but the cos/sin caches' two halves differ, so the
+                             "rotation" is not one (the rotary rule must not fire)
+  bert_attn.onnx             BERT self-attention: q/k/v projections with bias, 0/1 attention
+                             mask turned into (1 - mask) * -10000, Softmax, context, output
+"""
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+H, N, HD, B, S, P = 16, 2, 8, 2, 4, 16
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, rope=True):
+        super().__init__()
+        self.q = nn.Linear(H, H, bias=False)
+        self.k = nn.Linear(H, H, bias=False)
+        self.v = nn.Linear(H, H, bias=False)
+        self.o = nn.Linear(H, H, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, HD, 2).float() / HD))
+        f = torch.outer(torch.arange(P).float(), inv)
+        emb = torch.cat((f, f if rope else 1.5 * f), -1)
+        self.register_buffer("cos_cached", emb.cos())
+        self.register_buffer("sin_cached", emb.sin())
+
+    def forward(self, x, position_ids, attention_mask):
+        b, s, _ = x.shape
+        q = self.q(x).view(b, s, N, HD).transpose(1, 2)
+        k = self.k(x).view(b, s, N, HD).transpose(1, 2)
+        v = self.v(x).view(b, s, N, HD).transpose(1, 2)
+        cos = self.cos_cached[:s][position_ids].unsqueeze(1)
+        sin = self.sin_cached[:s][position_ids].unsqueeze(1)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        a = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(HD)
+        a = torch.softmax(a + attention_mask, dim=-1)
+        o = torch.matmul(a, v).transpose(1, 2).reshape(b, s, H)
+        return self.o(o)
+
+
+class BertAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(H, H)
+        self.k = nn.Linear(H, H)
+        self.v = nn.Linear(H, H)
+        self.o = nn.Linear(H, H)
+
+    def heads(self, t):
+        b, s, _ = t.shape
+        return t.view(b, s, N, HD).permute(0, 2, 1, 3)
+
+    def forward(self, x, attention_mask):
+        ext = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -10000.0
+        q, k, v = self.heads(self.q(x)), self.heads(self.k(x)), self.heads(self.v(x))
+        a = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(HD)
+        a = torch.softmax(a + ext, dim=-1)
+        c = torch.matmul(a, v).permute(0, 2, 1, 3).contiguous()
+        return self.o(c.view(c.shape[0], c.shape[1], H))
+
+
+def export(model, args, names, path, opset=14):
+    torch.onnx.export(model.eval(), args, os.path.join(HERE, path), opset_version=opset,
+                      input_names=names, output_names=["y"])
+
+
+def main():
+    torch.manual_seed(0)
+    x = torch.randn(B, S, H)
+    pos = torch.arange(S).unsqueeze(0).expand(B, S)
+    mask = torch.triu(torch.full((S, S), -1e9), 1)[None, None].expand(B, 1, S, S).contiguous()
+    export(LlamaAttention(True), (x, pos, mask), ["x", "position_ids", "attention_mask"], "llama_attn_rope.onnx")
+    export(LlamaAttention(False), (x, pos, mask), ["x", "position_ids", "attention_mask"], "llama_attn_not_rope.onnx")
+    am = torch.ones(B, S, dtype=torch.int64)
+    export(BertAttention(), (x, am), ["x", "attention_mask"], "bert_attn.onnx")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
