@@ -39,11 +39,13 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--levels", default="disabled,basic,all")
     ap.add_argument("--tol", type=float, default=0.03, help="allowed slowdown, as a fraction")
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="per-form statistic of the interleaved runs (min: the least disturbed run, for a loaded machine)")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     levels = a.levels.split(",")
-    print("ONNX Runtime CPU, %d thread%s, median of %d interleaved runs; dynamic models at %d x %d."
-          % (a.threads, "s" if a.threads > 1 else "", a.runs, a.batch, a.seq))
+    print("ONNX Runtime CPU, %d thread%s, %s of %d interleaved runs; dynamic models at %d x %d."
+          % (a.threads, "s" if a.threads > 1 else "", a.stat, a.runs, a.batch, a.seq))
     print("ratio = graphfuse output / min(original, ORT optimizer) at that level (> 1: slower).\n")
     print("| model | level | " + " | ".join("%s ms" % label for _, label in KEYS) +
           " | graphfuse ratio | gf ort-cpu ratio |")
@@ -67,7 +69,7 @@ def main():
                     "models": [{"key": k, "path": p} for k, p in variants]}
             res = compare.ort_eval(spec, work)
         for lv in levels:
-            ms = {k: res.get(k, {}).get(lv, {}).get("median_ms") for k, _ in KEYS}
+            ms = {k: res.get(k, {}).get(lv, {}).get(a.stat + "_ms") for k, _ in KEYS}
             peers = [ms[k] for k in ("original", "ort-optimizer") if ms[k] is not None]
             best = min(peers) if peers else None
 

@@ -165,8 +165,10 @@ class TargetGate final : public RewriteGate {
       }
       if (!k.support) continue;
       // Measured slower on the target than what it replaces: never worth emitting, whatever
-      // the roofline estimates say.
-      if (!k.support->pays) {
+      // the roofline estimates say. With `slower_than`, only when what the rewrite removes is
+      // that measured form; a rewrite of another form (a decomposed norm the measurement did
+      // not cover) is left to the cost model.
+      if (!k.support->pays && replaces_measured_form(g, c, s, k.support->slower_than)) {
         std::string why = "slower: " + std::string(p.op.name()) + " measured slower than its unfused form on " + t.name;
         return GateVerdict{false, 0, why, why};
       }
@@ -327,6 +329,18 @@ class TargetGate final : public RewriteGate {
   static bool uses_only(const Graph& g, NodeId n, const std::vector<NodeId>& nodes) {
     for (const Use& u : g.uses(n))
       if (std::find(nodes.begin(), nodes.end(), u.node) == nodes.end()) return false;
+    return true;
+  }
+
+  // Whether every node the rewrite removes is of an op in `form` (empty: any rewrite).
+  static bool replaces_measured_form(const Graph& g, const GateCandidate& c, Scratch& s,
+                                     const std::vector<std::string>& form) {
+    if (form.empty()) return true;
+    removed_nodes(g, c, s);
+    for (NodeId n : s.removed) {
+      std::string_view op = g.node(n).op.name();
+      if (std::find(form.begin(), form.end(), op) == form.end()) return false;
+    }
     return true;
   }
 

@@ -172,12 +172,22 @@ NodeCost estimate_node(const CostModel& m, const OpFacts& f, const Attributes& a
     return c;
   }
   const double out_elems = elements(output);
-  // Bytes: every input read once, the output written once.
+  // Bytes: every input read once, the output written once. A value the node reads twice
+  // (SkipSimplifiedLayerNormalization(x, x, gamma), the checker-valid form of an RMS norm)
+  // is one buffer read once: the kernel walks both operands row by row, so the second read
+  // of a row is served from cache. Two views of one value share its shape storage; views
+  // of distinct values never do.
   double bytes = 0;
-  for (const TypeView& in : inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TypeView& in = inputs[i];
     double b = bytes_of(in);
     if (in.present && b < 0) c.known = false;
-    bytes += std::max(b, 0.0);
+    bool repeated = false;
+    if (in.present && !in.shape.empty())
+      for (std::size_t j = 0; j < i && !repeated; ++j)
+        repeated = inputs[j].present && inputs[j].shape.data() == in.shape.data() &&
+                   inputs[j].shape.size() == in.shape.size();
+    if (!repeated) bytes += std::max(b, 0.0);
   }
   double out_bytes = bytes_of(output);
   if (out_bytes < 0) {

@@ -157,9 +157,15 @@ struct Reader {
     s.loc = SourceLoc{file, n.Mark().line + 1, n.Mark().column + 1};
     if (n.IsNull()) return s;  // `Op:` alone: available, no conditions
     if (!n.IsMap()) fail(n.Mark(), "op '" + name + "' must map to its conditions (dtype, rank, inputs, shape, attributes)");
-    keys(n, {"available", "pays", "dtype", "rank", "inputs", "shape", "attributes", "note"}, "op '" + name + "'");
+    keys(n, {"available", "pays", "slower_than", "dtype", "rank", "inputs", "shape", "attributes", "note"},
+         "op '" + name + "'");
     if (n["available"]) s.available = boolean(n["available"], "'available'");
     if (n["pays"]) s.pays = boolean(n["pays"], "'pays'");
+    if (const YAML::Node l = n["slower_than"]) {
+      if (!l.IsSequence() || l.size() == 0) fail(l.Mark(), "'slower_than' must be a non-empty list of op names");
+      if (s.pays) fail(l.Mark(), "'slower_than' says what a 'pays: false' op was measured against; this op pays");
+      for (const YAML::Node& x : l) s.slower_than.push_back(str(x, "an op name"));
+    }
     if (n["note"]) s.note = str(n["note"], "'note'");
     if (const YAML::Node d = n["dtype"]) {
       if (!d.IsSequence()) fail(d.Mark(), "'dtype' must be a list of dtypes");

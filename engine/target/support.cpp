@@ -164,6 +164,8 @@ std::string target_yaml(const TargetProfile& t) {
     o += "  " + s.op + ":\n";
     if (!s.available) o += "    available: false\n";
     if (!s.pays) o += "    pays: false\n";
+    if (!s.slower_than.empty())
+      o += "    slower_than: " + list_text(s.slower_than, [](const std::string& x) { return x; }) + "\n";
     if (!s.dtypes.empty())
       o += "    dtype: " + list_text(s.dtypes, [](DType d) { return std::string(dtype_name(d)); }) + "\n";
     if (!s.ranks.empty()) o += "    rank: " + list_text(s.ranks, [](int r) { return std::to_string(r); }) + "\n";

@@ -63,6 +63,11 @@ struct OpSupport {
   /// false: the target has a kernel, but it was measured slower than the ops a rewrite
   /// would replace; target-gated rewrites never emit it (the note says what was measured).
   bool pays = true;
+  /// With pays false: the unfused form it was measured against (op names). A rewrite that
+  /// removes only nodes of these ops is declined; one that removes others as well (a
+  /// decomposed form the measurement did not cover) is left to the cost model. Empty: every
+  /// rewrite into the op is declined.
+  std::vector<std::string> slower_than;
   std::vector<DType> dtypes;       ///< accepted dtypes of input 0; empty = any
   std::vector<int> ranks;          ///< accepted ranks of input 0; empty = any
   int max_inputs = -1;             ///< -1 = any number
