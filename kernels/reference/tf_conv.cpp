@@ -135,7 +135,8 @@ Tensor run_depthwise(ConvImpl conv, OutputAlloc alloc, const KernelCall& c, cons
   ConvParams p = conv_params_tf(c.attrs, x.shape, wg.shape);
   p.act = e->act;
   if (e->add) fail("FusedDepthwiseConv2dNative takes no residual Add");
-  return run_tf_conv(conv, alloc, c, p, x, wg, b, nullptr, e->elu);
+  Tensor y = run_tf_conv(conv, alloc, c, p, x, wg, b, nullptr, e->elu);
+  return e->prelu ? prelu(y, c.required(3)) : y;
 }
 
 }  // namespace
@@ -177,7 +178,8 @@ void register_tf_conv(KernelRegistry& r, ConvImpl conv, OutputAlloc alloc) {
     ConvParams p = conv_params_tf(c.attrs, x.shape, w.shape);
     p.act = e.act;
     const Tensor* z = e.add ? &c.required(3) : nullptr;
-    return std::vector<Tensor>{run_tf_conv(conv, alloc, c, p, x, w, &c.required(2), z, e.elu)};
+    Tensor y = run_tf_conv(conv, alloc, c, p, x, w, &c.required(2), z, e.elu);
+    return std::vector<Tensor>{e.prelu ? prelu(y, c.required(3)) : y};
   });
 }
 

@@ -1,4 +1,4 @@
-// Elementwise TF ops that have no ONNX twin of the same name: AddV2 and Elu.
+// Elementwise TF ops that have no ONNX twin of the same name: AddV2, Elu and Prelu.
 #include "reference/tf_ops.h"
 
 namespace graphfuse::kernels {
@@ -28,6 +28,8 @@ void register_tf_math(KernelRegistry& r) {
     for (std::int64_t i = 0; i < x.num_elements(); ++i) yp[i] = elu(xp[i], alpha);
     return std::vector<Tensor>{y};
   });
+  // Prelu(x, alpha) (TF.js's op; ONNX's is PRelu).
+  r.add("Prelu", [](const KernelCall& c) { return std::vector<Tensor>{prelu(c.required(0), c.required(1))}; });
 }
 
 }  // namespace graphfuse::kernels

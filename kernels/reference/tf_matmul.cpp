@@ -59,7 +59,7 @@ void register_tf_matmul(KernelRegistry& r) {
         if (zp) v += zp[k];
         yp[k] = e.elu ? elu(v) : e.act.apply(v);
       }
-    return std::vector<Tensor>{y};
+    return std::vector<Tensor>{e.prelu ? prelu(y, c.required(3)) : y};
   });
 }
 

@@ -12,6 +12,7 @@ namespace graphfuse::kernels {
 struct TfEpilogue {
   bool add = false;           ///< "Add": one more input, added after the bias
   bool elu = false;           ///< Elu is not an ActivationSpec kind: applied separately
+  bool prelu = false;         ///< "Prelu" (TF.js): one more input, alpha, applied separately
   ActivationSpec act;         ///< Relu, Relu6 (Clip 0..6), Tanh, Sigmoid, LeakyRelu
 };
 
@@ -20,10 +21,13 @@ struct TfEpilogue {
 /// naming what is unsupported.
 TfEpilogue parse_tf_epilogue(const KernelCall& c, std::size_t product_inputs);
 
+/// TF.js's Prelu: x where x >= 0, alpha * x elsewhere; alpha broadcasts into x's shape.
+Tensor prelu(const Tensor& x, const Tensor& alpha);
+
 /// TF's Elu: x for x > 0, exp(x) - 1 otherwise (ONNX's alpha scales the negative side).
 float elu(float x, float alpha = 1.0f);
 
-/// AddV2, Elu: elementwise math under TF names.
+/// AddV2, Elu, Prelu: elementwise math under TF names.
 void register_tf_math(KernelRegistry& r);
 /// Transpose with its perm as input 1 (TF), ConcatV2 (axis last), SplitV (sizes, axis).
 /// Wraps the set's Transpose, so call after the shape ops are registered.

@@ -129,7 +129,7 @@ with tempfile.TemporaryDirectory() as tmp:
     def blocks():
         """What the newer rules/tf files take: a depthwise convolution with channel multiplier 2
         + AddV2 + Relu, Pad + VALID depthwise, a batch norm written as Mul + Add after a Conv2D,
-        a Conv2D without bias + Sigmoid, MatMul + AddV2 of a vector + Sigmoid."""
+        a Conv2D without bias + Sigmoid, Conv2D + BiasAdd + Prelu, MatMul + AddV2 of a vector + Sigmoid."""
         g = G()
         x = placeholder(g, "input", [1, 12, 10, 4])
         w = g.const("dwm/w", (rng.standard_normal((3, 3, 4, 2)) * 0.3).astype(np.float32))
@@ -148,6 +148,9 @@ with tempfile.TemporaryDirectory() as tmp:
         c = g.node("bn/relu", "Relu", [c], T=T)
         c = conv(g, "conv2", c, 6, 6)
         c = g.node("conv2/sigmoid", "Sigmoid", [c], T=T)
+        c = conv(g, "conv3", c, 6, 6, k=1)
+        c = g.node("conv3/bias", "BiasAdd", [c, vec(g, "conv3/b", 6)], T=T, data_format=s("NHWC"))
+        c = g.node("conv3/prelu", "Prelu", [c, g.const("conv3/alpha", (rng.random(6) * 0.3).astype(np.float32))], T=T)
         shape = g.const("flat/shape", np.array([1, -1], dtype=np.int32))
         f = g.node("flat", "Reshape", [c, shape], T=T, Tshape=pb.AttrValue(type=pb.DT_INT32))
         w = g.const("fc/w", (rng.standard_normal((6 * 6 * 5, 4)) * 0.1).astype(np.float32))
