@@ -3,7 +3,8 @@
 # with `graphfuse apply --rules rules/tf --target tfjs-wasm`, what is left unfused
 # (bench/tf/unfused.py), and TF.js's verdict and latency (tests/tfjs/judge.js: wasm
 # backend, node, 1 thread; original and rewritten timed interleaved in one process, the
-# median of RUNS each).
+# median of RUNS each; CLOCK=cpu (default) times the process's CPU time, which a loaded
+# machine disturbs less than wall time, CLOCK=wall the wall time).
 #   usage: bench/tf/models.sh MODELS [GRAPHFUSE] [RUNS] [OUT]   (from the repository root)
 # Prints one markdown row per model; the rewritten models are left in OUT
 # (default /tmp/graphfuse-tf-models). Needs tests/tfjs/node_modules (tests/tfjs/install.sh).
@@ -28,7 +29,7 @@ judge_options() {
 # tensor): its cpu backend judges it.
 backend() { case $1 in facemesh-attention) echo cpu ;; *) echo wasm ;; esac; }
 
-echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) | ms original | ms rewritten | rewritten / original |"
+echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) | ms original (${CLOCK:-cpu}) | ms rewritten | rewritten / original |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/*.json; do
   name=$(basename "$(dirname "$m")"); [ "$name" = models ] && name=$(basename "$m" .json)
@@ -47,7 +48,7 @@ for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/
   n=$runs
   if "$gf" diff "$m" "$d/model.json" 2>/dev/null | grep -q '^graphs are equal'; then n=0; fi
   # shellcheck disable=SC2046
-  j=$(node "$root/tests/tfjs/judge.js" "$m" "$d/model.json" --backends "$be" --threads 1 --runs "$n" --json $(judge_options "$name") 2>&1 | tail -1)
+  j=$(node "$root/tests/tfjs/judge.js" "$m" "$d/model.json" --backends "$be" --threads 1 --runs "$n" --clock "${CLOCK:-cpu}" --json $(judge_options "$name") 2>&1 | tail -1)
   verdict=$(/usr/bin/python3 -c '
 import json, sys
 try:
