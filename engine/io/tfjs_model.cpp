@@ -4,6 +4,9 @@
 // the weights fill the Const nodes' tensors.
 #include <google/protobuf/util/json_util.h>
 
+#include <climits>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <unordered_map>
 
@@ -121,6 +124,21 @@ tf::DataType weight_tf_dtype(DType t) { return tf_io::dtype_to_tf(t); }
 // The signature's outputs ("name:port", top level or in userDefinedMetadata) are what an app
 // fetches; one that other nodes also read is no sink, so it is made a graph output here, kept
 // by every rewrite under its name.
+// int64 element bytes -> int32 ones in place; false (bytes unchanged) when a value does not fit.
+bool narrow_int64(std::string& bytes) {
+  const std::size_t n = bytes.size() / 8;
+  std::string out(n * 4, '\0');
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t v;
+    std::memcpy(&v, bytes.data() + 8 * i, 8);
+    if (v < INT32_MIN || v > INT32_MAX) return false;
+    auto v32 = static_cast<std::int32_t>(v);
+    std::memcpy(out.data() + 4 * i, &v32, 4);
+  }
+  bytes = std::move(out);
+  return true;
+}
+
 void add_signature_outputs(Graph& g, const Json& model, const std::string& file) {
   const Json* sig = nullptr;
   if (auto s = model.find("signature"); s != model.end()) sig = &*s;
@@ -241,6 +259,14 @@ void save_tfjs_model(const Graph& g, const std::string& path) {
       tf::TensorProto& t = *e.mutable_value()->mutable_tensor();
       if (!tf_io::tensor_bytes(t, w.tensor.dtype, w.tensor.shape, bytes, why))
         fail(path, "Const '" + nd.name() + "': " + why + " cannot be a TF.js weight");
+      if (w.tensor.dtype == DType::Int64 && narrow_int64(bytes)) {
+        // A rule-made index constant (a Transpose perm, a Reshape shape): TF.js's converter
+        // stores int64 weights as int32 too.
+        w.tensor.dtype = DType::Int32;
+        t.set_dtype(tf::DT_INT32);
+        for (tf::AttrEntry& a : *nd.mutable_attr())
+          if (a.key() == "dtype" && a.value().type() == tf::DT_INT64) a.mutable_value()->set_type(tf::DT_INT32);
+      }
       if (w.tensor.dtype != DType::Float32 && w.tensor.dtype != DType::Int32 && w.tensor.dtype != DType::Bool)
         fail(path, "Const '" + nd.name() + "' is " + std::string(dtype_name(w.tensor.dtype)) +
                        "; TF.js weights are float32, int32 or bool");

@@ -159,6 +159,20 @@ with tempfile.TemporaryDirectory() as tmp:
         g.node("output", "Sigmoid", [f], T=T)
         return g
 
+    def nchw():
+        """An NCHW graph (a model exported for GPUs): Conv2D + Relu, Conv2D + Relu6, in NCHW.
+        TF.js's wasm backend refuses it as it is; rules/tf's layout rules make it NHWC."""
+        g = G()
+        x = placeholder(g, "input", [1, 3, 12, 10])
+        c = x
+        for i, (cin, cout, act) in enumerate(((3, 8, "Relu"), (8, 8, "Relu6"))):
+            w = g.const("conv%d/w" % i, (rng.standard_normal((3, 3, cin, cout)) * 0.3).astype(np.float32))
+            c = g.node("conv%d" % i, "Conv2D", [c, w], T=T, strides=ints(1, 1, 1, 1), padding=s("SAME"),
+                       data_format=s("NCHW"), dilations=ints(1, 1, 1, 1))
+            c = g.node("conv%d/act" % i, act, [c], T=T)
+        g.node("output", "Identity", [c], T=T)
+        return g
+
     def write_pb(g, path):
         with open(path, "wb") as f:
             f.write(g.gd.SerializeToString())
@@ -226,4 +240,7 @@ with tempfile.TemporaryDirectory() as tmp:
     write_tfjs(convnet("uint16"), os.path.join(OUT, "convnet_u16"))
     write_tfjs(convnet("float16"), os.path.join(OUT, "convnet_f16"))
     write_tfjs(blocks(), os.path.join(OUT, "blocks_f32"))
+    # Beside tests/data/tf, not in it: tfjs_judge runs every model there on TF.js's wasm
+    # backend, which refuses NCHW convolutions.
+    write_tfjs(nchw(), os.path.join(OUT, "..", "tf_nchw"))
     print("wrote", OUT)

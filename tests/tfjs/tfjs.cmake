@@ -10,3 +10,7 @@ add_test(NAME tfjs_judge
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/roundtrip_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR}/tests/data/tf judge
                  ${PROJECT_SOURCE_DIR}/rules/tf)
 set_tests_properties(tfjs_judge PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS tfjs RESOURCE_LOCK tfjs_node_modules)
+# tfjs_nchw: an NCHW TF.js model made NHWC and fused by rules/tf for --target tfjs-wasm;
+# TF.js cpu agrees with the original (wasm refuses NCHW), wasm runs the rewrite.
+add_test(NAME tfjs_nchw COMMAND ${CMAKE_CURRENT_LIST_DIR}/nchw_test.sh $<TARGET_FILE:graphfuse> ${PROJECT_SOURCE_DIR})
+set_tests_properties(tfjs_nchw PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS tfjs RESOURCE_LOCK tfjs_node_modules)
