@@ -4,7 +4,8 @@
 // TF.js's wasm backend (XNNPACK) in node on 1 thread. The two forms are timed interleaved
 // (A, B, A, B, ...) in one process and the medians compared, so a change of machine load
 // touches both alike.
-//   usage: node bench/tf/fusion_pay.js [--runs N] [--backend wasm|cpu] [--threads T] [--json]
+//   usage: node bench/tf/fusion_pay.js [--runs N] [--backend wasm|cpu] [--threads T] [--clock wall|cpu] [--json]
+// --clock cpu times the process's CPU time (less disturbed by other load than wall time).
 // Needs tests/tfjs/node_modules (tests/tfjs/install.sh). Prints one row per case:
 // unfused ms, fused ms (medians of N), fused / unfused.
 'use strict';
@@ -14,12 +15,13 @@ const modules = path.join(__dirname, '../../tests/tfjs/node_modules');
 const need = (m) => require(path.join(modules, m));
 
 function args(argv) {
-  const o = { runs: 31, backend: 'wasm', threads: 1, json: false };
+  const o = { runs: 31, backend: 'wasm', threads: 1, json: false, clock: 'wall' };
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--runs') o.runs = Number(argv[++i]);
     else if (argv[i] === '--backend') o.backend = argv[++i];
     else if (argv[i] === '--threads') o.threads = Number(argv[++i]);
     else if (argv[i] === '--json') o.json = true;
+    else if (argv[i] === '--clock') o.clock = argv[++i];
     else { console.error(`fusion_pay.js: unknown argument ${argv[i]}`); process.exit(2); }
   }
   return o;
@@ -80,10 +82,14 @@ async function main() {
   const rows = [];
   for (const [name, unfused, fused] of cases) {
     const run = (f) => {
-      const t0 = process.hrtime.bigint();
+      const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
       const y = tf.tidy(f);
       y.dataSync();
       y.dispose();
+      if (o.clock === 'cpu') {
+        const c = process.cpuUsage(c0);
+        return (c.user + c.system) / 1e3;
+      }
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };
     run(unfused); run(fused);  // warm-up: kernels set up, XNNPACK operators cached
@@ -93,7 +99,7 @@ async function main() {
     rows.push({ name, unfused_ms: ma, fused_ms: mb, ratio: mb / ma });
   }
   if (o.json) { for (const r of rows) console.log(JSON.stringify({ backend: o.backend, threads: o.threads, runs: o.runs, ...r })); return; }
-  console.log(`| fusion (TF.js ${o.backend}, ${o.threads} thread(s), median of ${o.runs}) | unfused ms | fused ms | fused / unfused |`);
+  console.log(`| fusion (TF.js ${o.backend}, ${o.threads} thread(s), ${o.clock} time, median of ${o.runs}) | unfused ms | fused ms | fused / unfused |`);
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.name} | ${r.unfused_ms.toFixed(3)} | ${r.fused_ms.toFixed(3)} | ${r.ratio.toFixed(2)} |`);
 }
