@@ -1,83 +1,62 @@
-// Internal to io: the YAML/JSON graph schema (`nodes:`, `inputs:`, `outputs:`, `properties:`;
-// see docs/graph-formats.md) read from DocTree values into a GraphBuilder, written once for
-// both formats: the YAML reader gives it a whole document, the JSON reader one node at a time.
+// Internal to io: the YAML graph readings on the schema reader (graph_schema_read.h): a
+// whole document's DocTree (the diagnostic reading, loud), and the streamed readings that
+// get one element of `nodes` at a time (yaml_graph_events.h): into GraphBuilder (loud), or
+// straight into the graph (quiet).
 #pragma once
 
+#include <optional>
 #include <string>
-#include <vector>
 
 #include "graph_build.h"
 #include "graph_in_order.h"
+#include "graph_node_sinks.h"
+#include "graph_schema_read.h"
 #include "json_tree.h"
 #include "yaml_values.h"
 
 namespace graphfuse::textio {
 
+/// The graph of the whole document `root` (a null DocRef: an empty one), or the Error of
+/// its first problem.
+Graph read_graph_doc(const DocRef& root, const YamlSource& src);
+
+/// Nodes one at a time into GraphBuilder; throws the Error of the first problem.
 class GraphDocReader {
  public:
-  explicit GraphDocReader(const YamlSource& src) : src_(src) {}
-
-  /// The whole document: checks the top-level mapping, reads every node, builds.
-  Graph read(const DocRef& root);
-
+  explicit GraphDocReader(const YamlSource& src);
   /// One element of `nodes`, checked and handed to the builder.
   void add_node(const DocRef& n);
-  /// A node the caller read and checked itself, handed to the builder.
-  void add_node(PendingNode p);
-  /// Room for `n` nodes.
-  void reserve(std::size_t n) { builder_.reserve(n); }
-  /// After the nodes: the graph inputs and outputs (each may be absent), the build, then
-  /// the properties. Inputs and outputs come after the nodes whatever the order in the file
-  /// (a listed input that is no node becomes an Input node).
+  void reserve(std::size_t n) { sink_.reserve(n); }
+  /// After the nodes: the graph inputs and outputs (each may be absent), the build, then the
+  /// properties.
   Graph finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties);
 
  private:
-  PendingNode node(const DocRef& n);
-  template <class What>
-  const DocRef& list(const DocRef& n, const What& what);
-  template <class What>
-  std::string name(const DocRef& n, const What& what);
-  template <class What>
-  PendingRef value_ref(const DocRef& n, const What& what, bool may_be_absent = false);
-
   const YamlSource& src_;
-  GraphBuilder builder_;
-  std::vector<std::string> input_ops_;  // Input nodes in file order, for a missing `inputs`
+  NodeReader reader_;
+  BuilderSink sink_;
+  NodeBatch batch_;
 };
 
-/// The node breaks the schema: GraphDocReader, reading the same text, says how.
-struct SchemaProblem {};
-
-/// The same schema read straight into the graph (InOrderBuilder) for files in producers-first
-/// order, one element of `nodes` at a time. Throws GiveUp where GraphDocReader could build
-/// something else (a later or named output, see graph_in_order.h), SchemaProblem where it
-/// would fail, or an Error of the typing rules; the caller then reads the file with
-/// GraphDocReader, which has every message.
+/// Nodes one at a time straight into the graph, for files in producers-first order. False
+/// (nothing) where GraphBuilder could build or report anything else; nodes with `outputs`
+/// are left to GraphBuilder.
 class InOrderDocReader {
  public:
-  explicit InOrderDocReader(const YamlSource& src) : src_(src), builder_(src.file) {}
-
-  void add_node(const DocRef& n);
-  /// As GraphDocReader::finish.
-  Graph finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties);
+  explicit InOrderDocReader(const YamlSource& src);
+  bool add_node(const DocRef& n);
+  std::optional<Graph> finish(const DocRef* inputs, const DocRef* outputs, const DocRef* properties);
 
  private:
-  OpType op_type(std::string_view name);
-
   const YamlSource& src_;
+  NodeReader reader_;
   InOrderBuilder builder_;
-  std::vector<ValueRef> inputs_;
-  std::vector<std::pair<std::string, OpType>> ops_;  // op types met so far (interning takes a lock)
+  InOrderSink sink_;
+  NodeBatch batch_;
 };
 
-/// A mapping's `properties` set on the built graph (both readers').
-void set_properties(Graph& g, const DocRef* properties, const YamlSource& src);
-
-/// The end of an in-order reading (InOrderDocReader's and the JSON reader's): the graph
-/// inputs and outputs by name, the builder's checks, the properties. SchemaProblem where
-/// GraphDocReader::finish would report something.
-Graph finish_in_order(InOrderBuilder& builder, const DocRef* inputs, const DocRef* outputs, const DocRef* properties,
-                      const YamlSource& src);
+/// The top-level values a streamed reading found, as read_top gives them.
+TopParts top_parts(const DocRef* inputs, const DocRef* outputs, const DocRef* properties);
 
 }  // namespace graphfuse::textio
 

@@ -19,68 +19,94 @@ InOrderBuilder::InOrderBuilder(const std::string& file) : recent_(std::size_t{1}
   GraphTuning::begin_bulk(g_);
 }
 
-NodeId InOrderBuilder::find(std::string_view id, std::uint32_t hash) {
-  Recent& r = recent_[hash & ((std::size_t{1} << kRecentBits) - 1)];
-  if (r.node != kNoNode && r.hash == hash && g_.node(r.node).id == id) return r.node;
-  // find() files the ids added since the last miss in one batch; adding goes on in bulk.
-  std::optional<NodeId> n = g_.find(id);
-  GraphTuning::begin_bulk(g_);
-  if (!n) return kNoNode;
-  r = Recent{hash, *n};  // a node used far apart (a shared weight) is met again
-  return *n;
+bool InOrderBuilder::file_ids() {
+  // The graph's bulk load says "duplicate id" only by throwing; the reading then stops and
+  // GraphBuilder names the second definition. Not a reading strategy: the one place the
+  // in-order build turns the Graph API's error into its own answer.
+  try {
+    GraphTuning::end_bulk(g_);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
-ValueRef InOrderBuilder::resolve(std::string_view name, std::uint32_t hash) {
+bool InOrderBuilder::find(std::string_view id, std::uint32_t hash, NodeId& out) {
+  Recent& r = recent_[hash & ((std::size_t{1} << kRecentBits) - 1)];
+  if (r.node != kNoNode && r.hash == hash && g_.node(r.node).id == id) {
+    out = r.node;
+    return true;
+  }
+  // The ids added since the last miss are filed in one batch; adding goes on in bulk.
+  if (!file_ids()) return false;  // a duplicate id: GraphBuilder names the second definition
+  std::optional<NodeId> n = g_.find(id);
+  GraphTuning::begin_bulk(g_);
+  out = n ? *n : kNoNode;
+  if (n) r = Recent{hash, *n};  // a node used far apart (a shared weight) is met again
+  return true;
+}
+
+bool InOrderBuilder::resolve(std::string_view name, std::uint32_t hash, ValueRef& out) {
   // GraphBuilder's order: a node id, an output name, then `id:k`. An output name is looked
   // at before the graph's id index (a miss there ends a bulk batch): were it also a node's
   // id, GraphBuilder would refuse the file, and finish() gives up.
   if (!named_.empty()) {
     // Like ids, names are mostly of a little earlier outputs: the recent ones first.
     RecentName& r = recent_named_[hash & ((std::size_t{1} << kRecentBits) - 1)];
-    if (r.v.node != kNoNode && r.hash == hash && name_of(r.v) == name) return r.v;
+    if (r.v.node != kNoNode && r.hash == hash && name_of(r.v) == name) {
+      out = r.v;
+      return true;
+    }
     if (const ValueRef* v = named(name, hash)) {
       r = RecentName{hash, *v};
-      return *v;
+      out = *v;
+      return true;
     }
   }
-  if (NodeId n = find(name, hash); n != kNoNode) return ValueRef{n, 0};
+  NodeId n = kNoNode;
+  if (!find(name, hash, n)) return false;
+  if (n != kNoNode) {
+    out = ValueRef{n, 0};
+    return true;
+  }
   std::string base;
   std::uint32_t port = 0;
-  if (!split_port(name, base, port)) throw GiveUp{};
-  ValueRef v = resolve_port(base, port);
+  if (!split_port(name, base, port) || !resolve_port(base, port, out)) return false;
   // A later node with this very id would be what GraphBuilder resolves it to.
   by_port_.emplace_back(name);
-  return v;
+  return true;
 }
 
-ValueRef InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port) {
-  NodeId n = find(id, GraphTuning::id_hash(id));
-  if (n == kNoNode || port >= g_.node(n).outputs.size()) throw GiveUp{};
-  return ValueRef{n, port};
+bool InOrderBuilder::resolve_port(std::string_view id, std::uint32_t port, ValueRef& out) {
+  NodeId n = kNoNode;
+  if (!find(id, GraphTuning::id_hash(id), n) || n == kNoNode || port >= g_.node(n).outputs.size()) return false;
+  out = ValueRef{n, port};
+  return true;
 }
 
-const Attributes& InOrderBuilder::add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
+const Attributes* InOrderBuilder::add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
                                            Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
                                            std::span<const ValueType> types) {
   static const OpType kInputOp = OpType::intern(ops::kInput);  // name() would take the intern lock
   if (op == kInputOp) {
-    if (!inputs.empty()) throw GiveUp{};  // GraphBuilder's error
+    if (!inputs.empty()) return nullptr;  // GraphBuilder's error
     input_nodes_.push_back(g_.capacity());
   }
   auto count = static_cast<std::uint32_t>(std::max<std::size_t>(1, output_names.size()));
-  if (!types.empty() && types.size() != count) throw GiveUp{};  // the readers check; GraphBuilder says why
+  if (!types.empty() && types.size() != count) return nullptr;  // the readers check; GraphBuilder says why
+  if (g_.capacity() >= checks::kMaxNodes) return nullptr;  // Graph::add_node's error, GraphBuilder's place
   NodeId n = GraphTuning::add_node(g_, hash, std::move(id), op, std::move(inputs), std::move(attrs), count, std::move(loc));
   if (warm_) warm_->progress(n - warm_base_);
-  if (!output_names.empty()) name_outputs(n, output_names);
+  if (!output_names.empty() && !name_outputs(n, output_names)) return nullptr;
   // Only types that say something: touching an output's entry gives the node a list of
   // them (as GraphBuilder::build).
   for (std::size_t k = 0; k < types.size(); ++k)
     if (!(types[k] == ValueType{})) g_.output_infos(n)[k].type = types[k];
   recent_[hash & ((std::size_t{1} << kRecentBits) - 1)] = Recent{hash, n};
-  return g_.node(n).attrs;
+  return &g_.node(n).attrs;
 }
 
-void InOrderBuilder::name_outputs(NodeId n, std::span<std::string> names) {
+bool InOrderBuilder::name_outputs(NodeId n, std::span<std::string> names) {
   const std::string& id = g_.node(n).id;
   for (std::size_t k = 0; k < names.size(); ++k) {
     std::string& name = names[k];
@@ -88,8 +114,9 @@ void InOrderBuilder::name_outputs(NodeId n, std::span<std::string> names) {
     if (name.empty() || name == (k == 0 ? id : id + ":" + std::to_string(k))) continue;
     g_.output_infos(n)[k].name = std::move(name);
     // Named twice: GraphBuilder's error.
-    if (!add_named(ValueRef{n, static_cast<std::uint32_t>(k)})) throw GiveUp{};
+    if (!add_named(ValueRef{n, static_cast<std::uint32_t>(k)})) return false;
   }
+  return true;
 }
 
 const ValueRef* InOrderBuilder::named(std::string_view name, std::uint32_t h) const {
@@ -132,23 +159,29 @@ bool InOrderBuilder::add_named(ValueRef v) {
   return true;
 }
 
-void InOrderBuilder::add_graph_input(std::string_view name, const SourceLoc& loc) {
-  NodeId n = find(name, GraphTuning::id_hash(name));
-  if (n == kNoNode) n = g_.add_node(std::string(name), OpType::intern(ops::kInput), {}, {}, 1, loc);
-  if (!checks::graph_input_op_problem(g_.node(n).id, g_.op(n).name()).empty()) throw GiveUp{};
+bool InOrderBuilder::add_graph_input(std::string_view name, const SourceLoc& loc) {
+  NodeId n = kNoNode;
+  if (!find(name, GraphTuning::id_hash(name), n)) return false;
+  if (n == kNoNode) {
+    if (g_.capacity() >= checks::kMaxNodes) return false;  // Graph::add_node's error
+    n = g_.add_node(std::string(name), OpType::intern(ops::kInput), {}, {}, 1, loc);
+  }
+  if (!checks::graph_input_op_problem(g_.node(n).id, g_.op(n).name()).empty()) return false;
   for (NodeId seen : graph_inputs_)
-    if (seen == n) throw GiveUp{};
+    if (seen == n) return false;
   graph_inputs_.push_back(n);
+  return true;
 }
 
-void InOrderBuilder::inputs_from_input_nodes() {
+bool InOrderBuilder::inputs_from_input_nodes() {
   for (NodeId n : input_nodes_) {
     // Resolved by id as GraphBuilder does: the node itself unless its id is taken twice
     // (which finish() refuses).
     for (NodeId seen : graph_inputs_)
-      if (seen == n) throw GiveUp{};
+      if (seen == n) return false;
     graph_inputs_.push_back(n);
   }
+  return true;
 }
 
 void InOrderBuilder::reserve(std::size_t n) {
@@ -158,25 +191,21 @@ void InOrderBuilder::reserve(std::size_t n) {
   warm_base_ = g_.capacity();
 }
 
-Graph InOrderBuilder::finish() {
+std::optional<Graph> InOrderBuilder::finish() {
   warm_.reset();  // long done by now; the graph leaves with the caller, who may drop it
   g_.set_inputs_list(graph_inputs_);
-  try {
-    GraphTuning::end_bulk(g_);  // a duplicate id: GraphBuilder names the second definition
-    for (const std::string& name : by_port_)
-      if (g_.find(name)) throw GiveUp{};
-    // GraphBuilder::index_output_names refuses an output name that is a node's id or the
-    // default name (`id:k`) of a node's output, wherever that node is in the file.
-    std::string base;
-    std::uint32_t port = 0;
-    // With the duplicate names refused as they came, that is all Graph::validate_value_names
-    // would check of them.
-    for (ValueRef v : named_) {
-      std::string_view name = name_of(v);
-      if (g_.find(name) || (split_port(name, base, port) && g_.find(base))) throw GiveUp{};
-    }
-  } catch (const Error&) {
-    throw GiveUp{};
+  if (!file_ids()) return std::nullopt;  // a duplicate id: GraphBuilder names the second definition
+  for (const std::string& name : by_port_)
+    if (g_.find(name)) return std::nullopt;
+  // GraphBuilder::index_output_names refuses an output name that is a node's id or the
+  // default name (`id:k`) of a node's output, wherever that node is in the file.
+  std::string base;
+  std::uint32_t port = 0;
+  // With the duplicate names refused as they came, that is all Graph::validate_value_names
+  // would check of them.
+  for (ValueRef v : named_) {
+    std::string_view name = name_of(v);
+    if (g_.find(name) || (split_port(name, base, port) && g_.find(base))) return std::nullopt;
   }
   return std::move(g_);
 }

@@ -1,8 +1,8 @@
 // Internal to io: builds a Graph straight from nodes that arrive producers first, each
 // reference resolved as it is read, for files that are in that order (every file graphfuse
-// writes is). It gives up (throws GiveUp) wherever GraphBuilder could order, name or check
-// anything differently, and the reader starts over with GraphBuilder, so the graph and
-// every error message stay exactly GraphBuilder's.
+// writes is). It gives up (a false, an empty result) wherever GraphBuilder could order, name
+// or check anything differently, and the reader starts over with GraphBuilder, so the graph
+// and every error message stay exactly GraphBuilder's.
 //
 // Why: GraphBuilder keeps every node as written (strings, references, positions) until the
 // file ends, then indexes, orders and copies them: at 10^6 nodes that was four fifths of a
@@ -28,9 +28,6 @@
 
 namespace graphfuse::textio {
 
-/// The in-order build cannot promise GraphBuilder's result: read the file with GraphBuilder.
-struct GiveUp {};
-
 class InOrderBuilder {
  public:
   explicit InOrderBuilder(const std::string& file);
@@ -38,38 +35,43 @@ class InOrderBuilder {
   /// Room for `n` nodes.
   void reserve(std::size_t n);
   /// The value a reference names among the nodes added so far, in GraphBuilder's order: a
-  /// node id (port 0), an output name, or `id:k`. GiveUp when it names nothing yet (a
-  /// later node, an error).
-  ValueRef resolve(std::string_view name) { return resolve(name, GraphTuning::id_hash(name)); }
+  /// node id (port 0), an output name, or `id:k`, into `out`. False when it names nothing
+  /// yet (a later node, an error).
+  bool resolve(std::string_view name, ValueRef& out) { return resolve(name, GraphTuning::id_hash(name), out); }
   /// resolve() of a name whose GraphTuning::id_hash() is `hash` (computed where the name was read).
-  ValueRef resolve(std::string_view name, std::uint32_t hash);
+  bool resolve(std::string_view name, std::uint32_t hash, ValueRef& out);
   /// Output `port` of node `id` (.graph's `id:k` written apart: no output names looked at).
-  ValueRef resolve_port(std::string_view id, std::uint32_t port);
+  bool resolve_port(std::string_view id, std::uint32_t port, ValueRef& out);
   /// Adds the next node. `output_names` has one entry per output ("" for the default name;
   /// empty: one output); `types`, when not empty, one per output (a default ValueType
-  /// says nothing). Returns the node's attributes as the graph keeps them (interned).
-  const Attributes& add_node(std::string id, OpType op, InputList inputs, Attributes attrs, SourceLoc loc,
+  /// says nothing). Returns the node's attributes as the graph keeps them (interned), or
+  /// null where it gives up.
+  const Attributes* add_node(std::string id, OpType op, InputList inputs, Attributes attrs, SourceLoc loc,
                              std::span<std::string> output_names, std::span<const ValueType> types) {
     std::uint32_t hash = GraphTuning::id_hash(id);
     return add_node(hash, std::move(id), op, std::move(inputs), std::move(attrs), std::move(loc), output_names, types);
   }
   /// add_node() of an id whose GraphTuning::id_hash() is `hash`.
-  const Attributes& add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
+  const Attributes* add_node(std::uint32_t hash, std::string id, OpType op, InputList inputs,
                              Attributes attrs, SourceLoc loc, std::span<std::string> output_names,
                              std::span<const ValueType> types);
-  /// After the nodes, as GraphDocReader::finish: `inputs` names the graph inputs (a name
+  /// After the nodes, as GraphBuilder's reading: `inputs` names the graph inputs (a name
   /// that is no node becomes an Input node); without `inputs`, the Input nodes in file order.
-  void add_graph_input(std::string_view name, const SourceLoc& loc);
-  void inputs_from_input_nodes();
+  bool add_graph_input(std::string_view name, const SourceLoc& loc);
+  bool inputs_from_input_nodes();
   void add_graph_output(ValueRef v) { g_.add_output(v); }
   /// The graph, checked as GraphBuilder::build checks it (the readers give up on an empty
-  /// id or attribute name, which its Graph::validate_value_names would refuse).
-  Graph finish();
+  /// id or attribute name, which its Graph::validate_value_names would refuse); nothing
+  /// where GraphBuilder would report something.
+  std::optional<Graph> finish();
 
  private:
-  /// `hash`: GraphTuning::id_hash(id).
-  NodeId find(std::string_view id, std::uint32_t hash);
-  void name_outputs(NodeId n, std::span<std::string> names);
+  /// `hash`: GraphTuning::id_hash(id). kNoNode when no node has that id; false when the
+  /// ids added so far hold a duplicate.
+  bool find(std::string_view id, std::uint32_t hash, NodeId& out);
+  /// The ids added in bulk filed in the graph's index; false on a duplicate.
+  bool file_ids();
+  bool name_outputs(NodeId n, std::span<std::string> names);
 
   Graph g_;
   // Faults in g_'s records ahead of add_node; declared after g_ so that it stops first.

@@ -20,10 +20,14 @@ using namespace dsl;
 using textio::PendingNode;
 using textio::PendingRef;
 
+/// The in-order build cannot promise GraphBuilder's result: the file is read again through
+/// GraphBuilder. An exception because the DSL parser's statement loop has no way to stop.
+struct GiveUp {};
+
 class TextReader {
  public:
-  /// `in_order`: straight into the graph (throws textio::GiveUp where GraphBuilder might
-  /// differ); else through GraphBuilder.
+  /// `in_order`: straight into the graph (throws GiveUp where GraphBuilder might differ);
+  /// else through GraphBuilder.
   TextReader(const std::string& file, bool in_order) {
     origin_.file = file;
     if (in_order) in_order_.emplace(file);
@@ -41,7 +45,9 @@ class TextReader {
     parse_statements(text, origin_, [this](Statement& s) { statement(s); });
     if (!in_order_) return builder_.build(origin_.file);
     for (const PendingRef& r : outputs_) in_order_->add_graph_output(in_order_ref(r));
-    return in_order_->finish();
+    std::optional<Graph> g = in_order_->finish();
+    if (!g) throw GiveUp{};
+    return std::move(*g);
   }
 
   /// Adds the offending source line to errors that have none (the builder's, and the
@@ -78,7 +84,7 @@ class TextReader {
         for (const Expr& v : s.values) {
           PendingRef r = ref(v, "an output");
           if (!in_order_) builder_.add_graph_output(std::move(r));
-          else if (r.absent) throw textio::GiveUp{};
+          else if (r.absent) throw GiveUp{};
           else outputs_.push_back(std::move(r));
         }
         break;
@@ -124,7 +130,7 @@ class TextReader {
     if (type && type->present) n.output_types = {value_type(type)};
     if (in_order_) {
       add_in_order(std::move(n));
-      in_order_->add_graph_input(t.name, origin_.map(t.pos));
+      if (!in_order_->add_graph_input(t.name, origin_.map(t.pos))) throw GiveUp{};
       return;
     }
     builder_.add_node(std::move(n));
@@ -134,19 +140,24 @@ class TextReader {
   /// What a reference names, as GraphBuilder resolves it: `id:k` written apart (unquoted)
   /// is output k of node `id`; a name alone is an id, an output name, or `id:k`.
   ValueRef in_order_ref(const PendingRef& r) {
-    return r.port >= 0 ? in_order_->resolve_port(r.name, static_cast<std::uint32_t>(r.port)) : in_order_->resolve(r.name);
+    ValueRef v;
+    bool found = r.port >= 0 ? in_order_->resolve_port(r.name, static_cast<std::uint32_t>(r.port), v)
+                             : in_order_->resolve(r.name, v);
+    if (!found) throw GiveUp{};
+    return v;
   }
 
   /// Node n straight into the graph: its references are to nodes above it; anything else
   /// gives up.
   void add_in_order(PendingNode n) {
-    if (n.op.empty()) throw textio::GiveUp{};
+    if (n.op.empty()) throw GiveUp{};
     InputList ins;
     ins.reserve(n.inputs.size());
     for (const PendingRef& r : n.inputs) ins.push_back(r.absent ? ValueRef{} : in_order_ref(r));
     if (n.op != last_op_name_) op_ = OpType::intern(n.op), last_op_name_ = n.op;
-    in_order_->add_node(std::move(n.id), op_, std::move(ins), std::move(n.attrs), std::move(n.loc), n.output_names,
-                        n.output_types);
+    if (!in_order_->add_node(std::move(n.id), op_, std::move(ins), std::move(n.attrs), std::move(n.loc),
+                             n.output_names, n.output_types))
+      throw GiveUp{};
   }
 
   PendingRef ref(const Expr& e, const char* what) const {
@@ -294,7 +305,7 @@ Graph parse_graph_text(std::string_view text, const std::string& file) {
   try {
     TextReader reader(file, true);
     return reader.read(text);
-  } catch (const textio::GiveUp&) {
+  } catch (const GiveUp&) {
   } catch (const Error&) {
   }
   return textio::parse_graph_text_through_builder(text, file);

@@ -36,13 +36,29 @@ Graph read_whole(const YamlSource& src) {
   } catch (const YAML::Exception& e) {
     malformed(src, e);
   }
-  return with_source_line(src, [&] { return GraphDocReader(src).read(root); });
+  return with_source_line(src, [&] { return read_graph_doc(root, src); });
 }
 
-/// The streamed reading into `reader` (InOrderDocReader or GraphDocReader).
-template <class Reader>
-Graph read_streamed(const YamlSource& src) {
-  Reader reader(src);
+/// The quiet streamed reading stopped: yaml-cpp's parser calls its handler until the
+/// document ends and has no other way to stop early than an exception.
+struct Declined {};
+
+/// The streamed reading straight into the graph (quiet).
+Graph read_in_order(const YamlSource& src) {
+  InOrderDocReader reader(src);
+  YamlGraphEvents doc;
+  doc.read(src, [&](const DocRef& n) {
+    if (!reader.add_node(n)) throw Declined{};
+  });
+  std::optional<Graph> g = reader.finish(doc.inputs(), doc.outputs(), doc.properties());
+  if (!g) throw Declined{};
+  return std::move(*g);
+}
+
+/// The streamed reading into GraphBuilder (loud: its errors are not shown, the whole
+/// reading's are).
+Graph read_through_builder(const YamlSource& src) {
+  GraphDocReader reader(src);
   YamlGraphEvents doc;
   doc.read(src, [&](const DocRef& n) { reader.add_node(n); });
   return reader.finish(doc.inputs(), doc.outputs(), doc.properties());
@@ -54,17 +70,16 @@ Graph read_streamed(const YamlSource& src) {
 std::optional<Graph> try_streamed(const YamlSource& src, YamlReading how, bool& gave_up) {
   gave_up = false;
   try {
-    if (how == YamlReading::InOrder) return read_streamed<InOrderDocReader>(src);
-    return read_streamed<GraphDocReader>(src);
+    if (how == YamlReading::InOrder) return read_in_order(src);
+    return read_through_builder(src);
   } catch (const YAML::Exception& e) {
     // The same parser over the same text: the whole reading would stop here too, before
     // it looks at any value, with this message (and a fuzzer's malformed inputs are not
     // parsed twice).
     malformed(src, e);
-  } catch (const GiveUp&) {
+  } catch (const Declined&) {
     gave_up = true;
   } catch (const ReadWhole&) {
-  } catch (const SchemaProblem&) {
   } catch (const std::exception&) {  // an Error, or anything the whole reading may report first
   }
   return std::nullopt;

@@ -20,22 +20,26 @@ constexpr auto kEndsStringRun = [] {
   return t;
 }();
 
-/// Recursive descent over the bytes; fails at the first offending character.
+/// Recursive descent over the bytes; stops at the first offending character, where a loud
+/// check throws its Error and a quiet one returns false.
 class SyntaxCheck {
  public:
-  SyntaxCheck(std::string_view text, const YamlSource& src) : t_(text), src_(src) {}
+  SyntaxCheck(std::string_view text, const YamlSource* src) : t_(text), src_(src) {}
 
-  void run() {
+  bool run() {
     skip_ws();
-    if (p_ == t_.size()) return;
-    value(0);
+    if (p_ == t_.size()) return true;
+    if (!value(0)) return false;
     skip_ws();
-    if (p_ != t_.size()) fail("unexpected text after the top-level value");
+    if (p_ != t_.size()) return fail("unexpected text after the top-level value");
+    return true;
   }
 
  private:
-  [[noreturn]] void fail(const std::string& msg) const {
-    src_.fail(SourceLoc{src_.file, line_ + 1, static_cast<int>(p_ - line_start_) + 1}, "malformed YAML/JSON: " + msg);
+  bool fail(const std::string& msg) const {
+    if (src_)
+      src_->fail(SourceLoc{src_->file, line_ + 1, static_cast<int>(p_ - line_start_) + 1}, "malformed YAML/JSON: " + msg);
+    return false;
   }
 
   void skip_ws() {
@@ -52,73 +56,80 @@ class SyntaxCheck {
     }
   }
 
-  void value(int depth) {
-    if (depth > kMaxDepth) fail("values nested too deeply");
+  // Inlined into container(): the check runs over every piece of a big file, and a call
+  // per value was a tenth of it.
+  [[gnu::always_inline]] inline bool value(int depth) {
+    if (depth > kMaxDepth) return fail("values nested too deeply");
     char c = t_[p_];
     if (c == '{') return container(true, '}', depth);
     if (c == '[') return container(false, ']', depth);
     if (c == '"') return string();
-    bare();
+    return bare();
   }
 
-  void container(bool map, char close, int depth) {
+  bool container(bool map, char close, int depth) {
     const char* unclosed = map ? "end of map flow not found" : "end of sequence flow not found";
     ++p_;
     skip_ws();
     if (p_ < t_.size() && t_[p_] == close) {
       ++p_;
-      return;
+      return true;
     }
     while (true) {
-      if (p_ == t_.size()) fail(unclosed);
+      if (p_ == t_.size()) return fail(unclosed);
       if (map) {
-        if (t_[p_] != '"') fail("expected a quoted key");
-        string();
+        if (t_[p_] != '"') return fail("expected a quoted key");
+        if (!string()) return false;
         skip_ws();
-        if (p_ == t_.size()) fail(unclosed);
-        if (t_[p_] != ':') fail("expected ':' after a key");
+        if (p_ == t_.size()) return fail(unclosed);
+        if (t_[p_] != ':') return fail("expected ':' after a key");
         ++p_;
         skip_ws();
-        if (p_ == t_.size()) fail(unclosed);
+        if (p_ == t_.size()) return fail(unclosed);
       }
-      if (t_[p_] == ',' || t_[p_] == close) fail("expected a value");
-      value(depth + 1);
+      if (t_[p_] == ',' || t_[p_] == close) return fail("expected a value");
+      if (!value(depth + 1)) return false;
       skip_ws();
-      if (p_ == t_.size()) fail(unclosed);
+      if (p_ == t_.size()) return fail(unclosed);
       if (t_[p_] == close) {
         ++p_;
-        return;
+        return true;
       }
-      if (t_[p_] != ',') fail(map ? "expected ',' or '}' after a mapping entry" : "expected ',' or ']' after a list element");
+      if (t_[p_] != ',')
+        return fail(map ? "expected ',' or '}' after a mapping entry" : "expected ',' or ']' after a list element");
       ++p_;
       skip_ws();
-      if (p_ < t_.size() && t_[p_] == close) fail("expected a value after ','");
+      if (p_ < t_.size() && t_[p_] == close) return fail("expected a value after ','");
     }
   }
 
-  void string() {
+  bool string() {
     ++p_;
     while (true) {
       // One table lookup a byte: the reader runs this check over every piece of a big file.
       while (p_ < t_.size() && !kEndsStringRun[static_cast<unsigned char>(t_[p_])]) ++p_;
-      if (p_ == t_.size() || t_[p_] == '\n') fail("end of string not found");
-      if (t_[p_++] == '"') return;
-      if (p_ == t_.size()) fail("end of string not found");
+      if (p_ == t_.size() || t_[p_] == '\n') return fail("end of string not found");
+      if (t_[p_++] == '"') return true;
+      if (p_ == t_.size()) return fail("end of string not found");
       switch (t_[p_++]) {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
-        case 'u': hex4(); break;
-        default: --p_; fail("unknown escape character '" + std::string(1, t_[p_]) + "'");
+        case 'u':
+          if (!hex4()) return false;
+          break;
+        default: --p_; return fail("unknown escape character '" + std::string(1, t_[p_]) + "'");
       }
     }
   }
 
-  void hex4() {
+  bool hex4() {
     for (int i = 0; i < 4; ++i, ++p_)
-      if (p_ >= t_.size() || !std::isxdigit(static_cast<unsigned char>(t_[p_]))) fail("a \\u escape needs four hex digits");
+      if (p_ >= t_.size() || !std::isxdigit(static_cast<unsigned char>(t_[p_])))
+        return fail("a \\u escape needs four hex digits");
+    return true;
   }
 
   /// A number, true/false/null, or the writer's NaN/Infinity.
-  void bare() {
+  bool bare() {
     std::size_t start = p_;
     while (p_ < t_.size()) {
       char c = t_[p_];
@@ -127,11 +138,12 @@ class SyntaxCheck {
         break;
       ++p_;
     }
-    if (p_ == start) fail(std::string("unexpected character '") + t_[p_] + "'");
+    if (p_ == start) return fail(std::string("unexpected character '") + t_[p_] + "'");
+    return true;
   }
 
   std::string_view t_;
-  const YamlSource& src_;
+  const YamlSource* src_;  // null: quiet
   std::size_t p_ = 0, line_start_ = 0;
   int line_ = 0;
 };
@@ -187,7 +199,9 @@ std::size_t utf8_length(std::string_view t, std::size_t i) {
 
 }  // namespace
 
-void check_json_syntax(std::string_view text, const YamlSource& src) { SyntaxCheck(text, src).run(); }
+void check_json_syntax(std::string_view text, const YamlSource& src) { SyntaxCheck(text, &src).run(); }
+
+bool json_syntax_ok(std::string_view text) { return SyntaxCheck(text, nullptr).run(); }
 
 bool json_unescape(std::string_view raw, std::string& out) {
   for (std::size_t p = 0; p < raw.size();) {

@@ -19,6 +19,8 @@ namespace graphfuse::textio {
 /// anywhere in the file is reported before any schema error, and at the same place
 /// whatever simdjson noticed first.
 void check_json_syntax(std::string_view text, const YamlSource& src);
+/// check_json_syntax's verdict without the message: whether `text` is well formed.
+bool json_syntax_ok(std::string_view text);
 
 /// Appends the string whose raw text (between its quotes) is `raw` to `out`, decoding
 /// \" \\ \/ \b \f \n \r \t and \uXXXX (a surrogate pair is one code point; a lone surrogate

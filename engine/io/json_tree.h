@@ -155,6 +155,8 @@ class DocRef {
   const std::string& tag() const { return tree_->tag(index_); }
   /// 0-based line and column; {-1, -1} when unknown.
   std::pair<int, int> line_column() const { return tree_ ? tree_->line_column(index_) : std::pair{-1, -1}; }
+  /// The node's position as the tree keeps it (DocTree::Node::pos); kNoPos when unknown.
+  std::uint64_t position() const { return tree_ ? n().pos : DocTree::kNoPos; }
   /// Children of a list; key, value, key, value, ... of a mapping.
   std::size_t size() const { return tree_ ? n().count : 0; }
 

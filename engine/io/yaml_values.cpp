@@ -127,19 +127,21 @@ bool float_syntax(std::string_view s) {
   return marked && p == s.size();
 }
 
-Scalar read_scalar(const DocRef& n, const YamlSource& src, const std::string& what) {
-  Scalar out;
+// Each rule below returns false where the value breaks it: Check::fail says so (loud) or
+// just stops (quiet). The messages name the value by `what`, built only when loud.
+
+bool read_scalar(const DocRef& n, const Check& c, const std::string& what, Scalar& out) {
   out.s = n.scalar();
-  if (n.style() == DocTree::Style::Quoted) return out;  // quoted: always a string
+  if (n.style() == DocTree::Style::Quoted) return true;  // quoted: always a string
   if (n.style() == DocTree::Style::Tagged) {
-    if (n.tag() == "tag:yaml.org,2002:str") return out;
-    src.fail(n, what + ": unsupported YAML tag '" + n.tag() + "'");
+    if (n.tag() == "tag:yaml.org,2002:str") return true;
+    return c.fail(n, [&] { return what + ": unsupported YAML tag '" + n.tag() + "'"; });
   }
   const std::string& s = out.s;
   if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") {
     out.kind = Kind::Bool;
     out.b = s[0] == 't' || s[0] == 'T';
-    return out;
+    return true;
   }
   std::string_view body(s);
   bool neg = !body.empty() && body[0] == '-';
@@ -148,36 +150,35 @@ Scalar read_scalar(const DocRef& n, const YamlSource& src, const std::string& wh
     out.kind = Kind::Int;
     std::string digits = (neg ? "-" : "") + std::string(body);
     auto r = std::from_chars(digits.data(), digits.data() + digits.size(), out.i);
-    if (r.ec != std::errc()) src.fail(n, what + ": integer " + s + " out of int64 range");
-    return out;
+    if (r.ec != std::errc()) return c.fail(n, [&] { return what + ": integer " + s + " out of int64 range"; });
+    return true;
   }
   static const std::set<std::string_view> kInf = {".inf", ".Inf", ".INF", "inf", "Infinity"};
   static const std::set<std::string_view> kNan = {".nan", ".NaN", ".NAN", "nan", "NaN"};
   if (kInf.count(body)) {
     out.kind = Kind::Float;
     out.d = neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-    return out;
+    return true;
   }
   if (kNan.count(s)) {
     out.kind = Kind::Float;
     out.d = std::numeric_limits<double>::quiet_NaN();
-    return out;
+    return true;
   }
   if (float_syntax(s)) {
     out.kind = Kind::Float;
     std::string text(body);
     if (text[0] == '.') text.insert(text.begin(), '0');
     auto r = std::from_chars(text.data(), text.data() + text.size(), out.d);
-    if (r.ec != std::errc()) src.fail(n, what + ": number " + s + " out of range");
+    if (r.ec != std::errc()) return c.fail(n, [&] { return what + ": number " + s + " out of range"; });
     if (neg) out.d = -out.d;
   }
-  return out;
+  return true;
 }
 
-float narrow(double d, const DocRef& n, const YamlSource& src, const std::string& what) {
-  float f;
-  if (!to_float32(d, f)) src.fail(n, what + ": float out of float32 range");
-  return f;
+bool narrow(double d, const DocRef& n, const Check& c, const std::string& what, float& f) {
+  if (!to_float32(d, f)) return c.fail(n, [&] { return what + ": float out of float32 range"; });
+  return true;
 }
 
 const DocRef* find_key(const std::vector<YamlEntry>& es, const char* key) {
@@ -186,119 +187,149 @@ const DocRef* find_key(const std::vector<YamlEntry>& es, const char* key) {
   return nullptr;
 }
 
-void only_keys(const std::vector<YamlEntry>& es, std::initializer_list<const char*> keys,
-               const YamlSource& src, const std::string& what) {
+bool only_keys(const std::vector<YamlEntry>& es, std::initializer_list<const char*> keys, const Check& c,
+               const std::string& what) {
   for (const auto& e : es)
-    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return e.key == k; })) {
-      std::string list;
-      for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
-      src.fail(e.key_node, what + ": unknown key '" + e.key + "' (expected " + list + ")");
-    }
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return e.key == k; }))
+      return c.fail(e.key_node, [&] {
+        std::string list;
+        for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
+        return what + ": unknown key '" + e.key + "' (expected " + list + ")";
+      });
+  return true;
 }
 
-std::vector<std::int64_t> int_list(const DocRef& n, const YamlSource& src, const std::string& what) {
-  if (!n.is_seq()) src.fail(n, what + " must be a list of integers");
-  std::vector<std::int64_t> out;
+bool int_list(const DocRef& n, const Check& c, const std::string& what, std::vector<std::int64_t>& out) {
+  auto bad = [&] { return what + " must be a list of integers"; };
+  if (!n.is_seq()) return c.fail(n, bad);
   for (const auto& e : n) {
-    Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
-    if (!e.is_scalar() || s.kind != Kind::Int) src.fail(e, what + " must be a list of integers");
+    Scalar s;
+    if (e.is_scalar() && !read_scalar(e, c, what, s)) return false;
+    if (!e.is_scalar() || s.kind != Kind::Int) return c.fail(e, bad);
     out.push_back(s.i);
   }
-  return out;
+  return true;
 }
 
-DType dtype_of(const DocRef& n, const YamlSource& src, const std::string& what) {
-  if (!n.is_scalar()) src.fail(n, what + ": expected an element type such as float32");
-  Scalar s = read_scalar(n, src, what);
+bool dtype_of(const DocRef& n, const Check& c, const std::string& what, DType& out) {
+  if (!n.is_scalar()) return c.fail(n, [&] { return what + ": expected an element type such as float32"; });
+  Scalar s;
+  if (!read_scalar(n, c, what, s)) return false;
   if (s.kind == Kind::Int) {  // an ONNX type number with no name (an int32 there)
-    if (s.i < 0 || s.i > 0x7fffffff) src.fail(n, what + ": element type number " + s.s + " is out of range");
-    return static_cast<DType>(s.i);
+    if (s.i < 0 || s.i > 0x7fffffff)
+      return c.fail(n, [&] { return what + ": element type number " + s.s + " is out of range"; });
+    out = static_cast<DType>(s.i);
+    return true;
   }
   auto t = dtype_from_name(s.s);
-  if (!t) src.fail(n, what + ": unknown element type '" + s.s + "'");
-  return *t;
+  if (!t) return c.fail(n, [&] { return what + ": unknown element type '" + s.s + "'"; });
+  out = *t;
+  return true;
 }
 
-Tensor read_tensor(const DocRef& n, const std::vector<YamlEntry>& es, const YamlSource& src,
-                   const std::string& what) {
-  only_keys(es, {"tensor", "shape", "data"}, src, what);
-  DType dtype = dtype_of(*find_key(es, "tensor"), src, what);
+bool read_tensor(const DocRef& n, const std::vector<YamlEntry>& es, const Check& c, const std::string& what,
+                 Tensor& out) {
+  if (!only_keys(es, {"tensor", "shape", "data"}, c, what)) return false;
+  DType dtype{};
+  if (!dtype_of(*find_key(es, "tensor"), c, what, dtype)) return false;
   const DocRef* shape = find_key(es, "shape");
-  if (!shape) src.fail(n, what + ": a tensor needs a `shape` list ([] for a scalar)");
+  if (!shape) return c.fail(n, [&] { return what + ": a tensor needs a `shape` list ([] for a scalar)"; });
   const DocRef* data = find_key(es, "data");
   std::vector<Element> elems;
   if (data) {
-    if (!data->is_seq()) src.fail(*data, what + ": tensor `data` must be a list of numbers");
+    if (!data->is_seq()) return c.fail(*data, [&] { return what + ": tensor `data` must be a list of numbers"; });
     for (const auto& e : *data) {
-      Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
-      if (!e.is_scalar() || s.kind == Kind::String) src.fail(e, what + ": tensor data must be numbers");
+      Scalar s;
+      if (e.is_scalar() && !read_scalar(e, c, what, s)) return false;
+      if (!e.is_scalar() || s.kind == Kind::String) return c.fail(e, [&] { return what + ": tensor data must be numbers"; });
       if (s.kind == Kind::Float) elems.push_back(Element{false, 0, s.d});
       else elems.push_back(Element{true, s.kind == Kind::Bool ? std::int64_t{s.b} : s.i, 0});
     }
   }
-  Tensor out;
-  std::string err = make_tensor(dtype, int_list(*shape, src, what + ": tensor shape"), data != nullptr, elems, out);
-  if (!err.empty()) src.fail(data ? *data : n, what + ": " + err);
-  return out;
+  std::vector<std::int64_t> dims;
+  if (!int_list(*shape, c, c.loud() ? what + ": tensor shape" : what, dims)) return false;
+  std::string err = make_tensor(dtype, std::move(dims), data != nullptr, elems, out);
+  if (!err.empty()) return c.fail(data ? *data : n, [&] { return what + ": " + err; });
+  return true;
+}
+
+/// A scalar that must be a non-empty string (ids, op types, names).
+bool name_of(const DocRef& n, const Check& c, const std::string& what, std::string& out) {
+  if (!n.is_scalar() || n.scalar().empty()) return c.fail(n, [&] { return what + " must be a non-empty name"; });
+  out = std::string(n.scalar());
+  return true;
 }
 
 }  // namespace
 
-std::vector<YamlEntry> yaml_entries(const DocRef& map, const YamlSource& src, const std::string& what) {
-  if (!map.is_map()) src.fail(map, what + ": expected a mapping");
-  std::vector<YamlEntry> out;
+bool yaml_entries(const DocRef& map, const Check& c, const std::string& what, std::vector<YamlEntry>& out) {
+  if (!map.is_map()) return c.fail(map, [&] { return what + ": expected a mapping"; });
   out.reserve(map.size() / 2);
   for (auto it = map.begin(); it != map.end(); ++it) {
     DocRef k = *it;
     DocRef v = *++it;
-    if (!k.is_scalar()) src.fail(k, what + ": keys must be plain names");
+    if (!k.is_scalar()) return c.fail(k, [&] { return what + ": keys must be plain names"; });
     std::string key(k.scalar());
     for (const auto& e : out)
-      if (e.key == key) src.fail(k, what + ": duplicate key '" + key + "'");
+      if (e.key == key) return c.fail(k, [&] { return what + ": duplicate key '" + key + "'"; });
     out.push_back(YamlEntry{std::move(key), k, v});
   }
-  return out;
+  return true;
 }
 
-std::string yaml_name(const DocRef& n, const YamlSource& src, const std::string& what) {
-  if (!n.is_scalar() || n.scalar().empty()) src.fail(n, what + " must be a non-empty name");
-  return std::string(n.scalar());
-}
-
-AttrValue yaml_attr_value(const DocRef& n, const YamlSource& src, const std::string& what) {
+bool yaml_attr_value(const DocRef& n, const Check& c, const std::string& what, AttrValue& out) {
   if (n.is_scalar()) {
-    Scalar s = read_scalar(n, src, what);
+    Scalar s;
+    if (!read_scalar(n, c, what, s)) return false;
     switch (s.kind) {
-      case Kind::Int: return s.i;
-      case Kind::Float: return narrow(s.d, n, src, what);
-      case Kind::Bool: return s.b;
-      default: return s.s;
+      case Kind::Int: out = s.i; return true;
+      case Kind::Float: {
+        float f = 0;
+        if (!narrow(s.d, n, c, what, f)) return false;
+        out = f;
+        return true;
+      }
+      case Kind::Bool: out = s.b; return true;
+      default: out = std::move(s.s); return true;
     }
   }
   if (n.is_map()) {
-    auto es = yaml_entries(n, src, what);
-    if (find_key(es, "tensor")) return read_tensor(n, es, src, what);
-    if (const DocRef* kind = find_key(es, "opaque")) {
-      only_keys(es, {"opaque", "bytes"}, src, what);
-      const DocRef* bytes = find_key(es, "bytes");
-      Opaque o{yaml_name(*kind, src, what + ": opaque kind"), {}};
-      if (!bytes || !bytes->is_scalar() || !base64_decode(bytes->scalar(), o.bytes))
-        src.fail(bytes ? *bytes : n, what + ": opaque `bytes` must be base64");
-      return o;
+    std::vector<YamlEntry> es;
+    if (!yaml_entries(n, c, what, es)) return false;
+    if (find_key(es, "tensor")) {
+      Tensor t;
+      if (!read_tensor(n, es, c, what, t)) return false;
+      out = std::move(t);
+      return true;
     }
-    src.fail(n, what + ": a mapping value must be a tensor {tensor: float32, shape: [..], data: [..]}");
+    if (const DocRef* kind = find_key(es, "opaque")) {
+      if (!only_keys(es, {"opaque", "bytes"}, c, what)) return false;
+      const DocRef* bytes = find_key(es, "bytes");
+      Opaque o;
+      if (!name_of(*kind, c, c.loud() ? what + ": opaque kind" : what, o.kind)) return false;
+      if (!bytes || !bytes->is_scalar() || !base64_decode(bytes->scalar(), o.bytes))
+        return c.fail(bytes ? *bytes : n, [&] { return what + ": opaque `bytes` must be base64"; });
+      out = std::move(o);
+      return true;
+    }
+    return c.fail(n, [&] { return what + ": a mapping value must be a tensor {tensor: float32, shape: [..], data: [..]}"; });
   }
-  if (!n.is_seq()) src.fail(n, what + " has no value");
+  if (!n.is_seq()) return c.fail(n, [&] { return what + " has no value"; });
   std::vector<ListElement> elems;
   std::vector<DocRef> nodes;  // for positions in messages
   for (const auto& e : n) {
     nodes.push_back(e);
     if (e.is_map()) {
-      auto es = yaml_entries(e, src, what);
-      if (!find_key(es, "tensor")) src.fail(e, what + ": list elements may be numbers, strings, bools or tensors");
-      elems.emplace_back(read_tensor(e, es, src, what));
+      std::vector<YamlEntry> es;
+      if (!yaml_entries(e, c, what, es)) return false;
+      if (!find_key(es, "tensor"))
+        return c.fail(e, [&] { return what + ": list elements may be numbers, strings, bools or tensors"; });
+      Tensor t;
+      if (!read_tensor(e, es, c, what, t)) return false;
+      elems.emplace_back(std::move(t));
     } else if (e.is_scalar()) {
-      Scalar s = read_scalar(e, src, what);
+      Scalar s;
+      if (!read_scalar(e, c, what, s)) return false;
       switch (s.kind) {
         case Kind::Int: elems.emplace_back(s.i); break;
         case Kind::Float: elems.emplace_back(s.d); break;
@@ -306,30 +337,31 @@ AttrValue yaml_attr_value(const DocRef& n, const YamlSource& src, const std::str
         default: elems.emplace_back(std::move(s.s)); break;
       }
     } else {
-      src.fail(e, what + ": lists of lists are not attribute values");
+      return c.fail(e, [&] { return what + ": lists of lists are not attribute values"; });
     }
   }
-  AttrValue out;
   std::size_t bad = 0;
   std::string err = make_list(std::move(elems), out, bad);
-  if (!err.empty()) src.fail(nodes[bad], what + ": " + err);
-  return out;
+  if (!err.empty()) return c.fail(nodes[bad], [&] { return what + ": " + err; });
+  return true;
 }
 
-ValueType yaml_value_type(const DocRef& n, const YamlSource& src, const std::string& what) {
-  auto es = yaml_entries(n, src, what);
-  only_keys(es, {"dtype", "shape"}, src, what);
-  ValueType t;
-  if (const DocRef* d = find_key(es, "dtype")) t.dtype = dtype_of(*d, src, what);
+bool yaml_value_type(const DocRef& n, const Check& c, const std::string& what, ValueType& t) {
+  std::vector<YamlEntry> es;
+  if (!yaml_entries(n, c, what, es) || !only_keys(es, {"dtype", "shape"}, c, what)) return false;
+  t = ValueType{};
+  if (const DocRef* d = find_key(es, "dtype"))
+    if (!dtype_of(*d, c, what, t.dtype)) return false;
   if (const DocRef* shape = find_key(es, "shape")) {
-    if (!shape->is_seq()) src.fail(*shape, what + ": shape must be a list");
+    if (!shape->is_seq()) return c.fail(*shape, [&] { return what + ": shape must be a list"; });
     t.shape_known = true;
     bool any_param = false;
     std::vector<std::string> params;
     for (const auto& e : *shape) {
-      Scalar s = e.is_scalar() ? read_scalar(e, src, what) : Scalar{};
+      Scalar s;
+      if (e.is_scalar() && !read_scalar(e, c, what, s)) return false;
       if (!e.is_scalar() || (s.kind != Kind::Int && s.kind != Kind::String) || s.s.empty())
-        src.fail(e, what + ": a dimension is an integer (-1 unknown) or a name");
+        return c.fail(e, [&] { return what + ": a dimension is an integer (-1 unknown) or a name"; });
       t.shape.push_back(s.kind == Kind::Int ? s.i : -1);
       params.push_back(s.kind == Kind::String ? s.s : std::string());
       any_param = any_param || s.kind == Kind::String;
@@ -337,8 +369,8 @@ ValueType yaml_value_type(const DocRef& n, const YamlSource& src, const std::str
     if (any_param) t.dim_params = std::move(params);
   }
   // The same check as the .gfb reader's, so every format refuses what another cannot write.
-  if (std::string err = checks::value_type_problem(t); !err.empty()) src.fail(n, what + ": " + err);
-  return t;
+  if (std::string err = checks::value_type_problem(t); !err.empty()) return c.fail(n, [&] { return what + ": " + err; });
+  return true;
 }
 
 }  // namespace graphfuse::textio

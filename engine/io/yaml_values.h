@@ -51,17 +51,49 @@ std::uint32_t copy_yaml(const YAML::Node& n, DocTree& tree, const YamlSource& sr
 /// quoted, anything else an explicit tag): the copy's rule, shared with the streaming read.
 void set_yaml_scalar(DocTree& tree, std::uint32_t self, const std::string& value, const std::string& tag);
 
+/// How a reading meets a problem in the file. A fast reading (quiet) stops: the function
+/// returns false and the caller reads the text again through the diagnostic reading, which
+/// says what is wrong. The diagnostic reading (loud) throws the Error its caller gets, at
+/// the value's file:line:column with the line. One set of rules serves both, so what the
+/// fast reading takes is what the diagnostic one takes.
+class Check {
+ public:
+  static Check quiet(const YamlSource& src) { return Check(src, false); }
+  static Check loud(const YamlSource& src) { return Check(src, true); }
+  bool loud() const { return loud_; }
+  const YamlSource& src() const { return *src_; }
+  /// False, or (loud) the Error `msg()` at n; msg is called only then.
+  template <class Msg>
+  bool fail(const DocRef& n, const Msg& msg) const {
+    if (loud_) src_->fail(n, msg());
+    return false;
+  }
+  template <class Msg>
+  bool fail(const SourceLoc& at, const Msg& msg) const {
+    if (loud_) src_->fail(at, msg());
+    return false;
+  }
+  /// `what` when loud; an empty text when quiet (messages are not built then).
+  template <class What>
+  std::string name(const What& what) const {
+    return loud_ ? std::string(what()) : std::string();
+  }
+
+ private:
+  Check(const YamlSource& src, bool loud) : src_(&src), loud_(loud) {}
+  const YamlSource* src_;
+  bool loud_;
+};
+
 /// An attribute value from YAML or JSON: plain scalars are int, float ('.' or exponent, also
 /// .inf/.nan/NaN/Infinity), bool (true/false) or else string; quoted scalars are strings;
 /// sequences are lists of one kind (ints and floats mix to floats, [] is ints); mappings
 /// are tensors {tensor: dtype, shape: [...], data: [...]} or {opaque: kind, bytes: base64}.
-AttrValue yaml_attr_value(const DocRef& n, const YamlSource& src, const std::string& what);
+/// `what` names the value in a message. False (quiet) where the value breaks the rules.
+bool yaml_attr_value(const DocRef& n, const Check& c, const std::string& what, AttrValue& out);
 
 /// A value type {dtype: float32, shape: [1, 3, N, -1]}; {} is unknown.
-ValueType yaml_value_type(const DocRef& n, const YamlSource& src, const std::string& what);
-
-/// A scalar that must be a non-empty string (ids, op types, names).
-std::string yaml_name(const DocRef& n, const YamlSource& src, const std::string& what);
+bool yaml_value_type(const DocRef& n, const Check& c, const std::string& what, ValueType& out);
 
 /// One entry of a mapping.
 struct YamlEntry {
@@ -69,8 +101,8 @@ struct YamlEntry {
   DocRef key_node;
   DocRef value;
 };
-/// The entries of a mapping in file order, failing on a non-scalar or duplicate key
+/// The entries of a mapping in file order, refusing a non-scalar or duplicate key
 /// (yaml-cpp keeps both copies of a duplicate).
-std::vector<YamlEntry> yaml_entries(const DocRef& map, const YamlSource& src, const std::string& what);
+bool yaml_entries(const DocRef& map, const Check& c, const std::string& what, std::vector<YamlEntry>& out);
 
 }  // namespace graphfuse::textio
