@@ -247,6 +247,12 @@ class Evaluator {
         if (!x || !l || !h) return std::nullopt;
         return slice_constant(g_, value(a[0]), *x, *l, *h);
       }
+      case Fn::Join: {
+        auto ax = eval(a[0]);
+        const auto* x = ax ? std::get_if<std::int64_t>(&*ax) : nullptr;
+        if (!x) return std::nullopt;
+        return join_constants(g_, {value(a[1]), value(a[2]), value(a[3])}, *x);
+      }
     }
     return std::nullopt;
   }

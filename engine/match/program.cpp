@@ -72,6 +72,7 @@ const char* fn_name(Fn f) {
     case Fn::And: return "&&";
     case Fn::Compare: return "compare";
     case Fn::Slice: return "slice";
+    case Fn::Join: return "join";
   }
   return "?";
 }

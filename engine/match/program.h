@@ -38,6 +38,7 @@ enum class Fn : std::uint8_t {
   Mul, Div, Mod, Neg, Not, Or, And, Compare,
   // `slice(x, axis, start, end)` of a constant tensor (match/eval_tensor.h).
   Slice,
+  Join,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.

@@ -156,9 +156,10 @@ class RewriteCompiler {
     out_.folded.erase(std::unique(out_.folded.begin(), out_.folded.end()), out_.folded.end());
   }
 
-  // Leaves whose constant values a computed attribute reads (value(c), values(c), slice(c, ...)).
+  // Leaves whose constant values a computed attribute reads (value(c), values(c), slice(c, ...), join(axis, a, b, c)).
   void fold(const match::Term& t) {
-    bool reads_value = t.kind == match::Term::Kind::Func && (t.fn == match::Fn::Value || t.fn == match::Fn::Values || t.fn == match::Fn::Slice);
+    bool reads_value = t.kind == match::Term::Kind::Func && (t.fn == match::Fn::Value || t.fn == match::Fn::Values || t.fn == match::Fn::Slice ||
+                                                                  t.fn == match::Fn::Join);
     for (const match::Term& a : t.args) {
       if (reads_value && a.kind == match::Term::Kind::Value && !a.of_node) out_.folded.push_back(a.reg);
       fold(a);

@@ -49,6 +49,7 @@ const std::vector<Builtin>& builtins() {
       {"in_qdq_unit", Fn::InQdqUnit, {ArgKind::Value}},
       {"producer", Fn::Producer, {ArgKind::Value}},
       {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any}},
+      {"join", Fn::Join, {ArgKind::Any, ArgKind::Value, ArgKind::Value, ArgKind::Value}},
   };
   return b;
 }

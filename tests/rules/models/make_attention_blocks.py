@@ -11,6 +11,8 @@ Hugging Face modules as torch's ONNX exporter writes them:
                              "rotation" is not one (the rotary rule must not fire)
   bert_attn.onnx             BERT self-attention: q/k/v projections with bias, 0/1 attention
                              mask turned into (1 - mask) * -10000, Softmax, context, output
+  bert_attn_mul.onnx         the same, scores scaled by a Mul by 1/sqrt(head) (not a Div)
+  llama_attn_rope_mul.onnx   llama_attn_rope with the Mul scale
 """
 import math
 import os
@@ -30,8 +32,9 @@ def rotate_half(x):
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, rope=True):
+    def __init__(self, rope=True, scale_mul=False):
         super().__init__()
+        self.scale_mul = scale_mul
         self.q = nn.Linear(H, H, bias=False)
         self.k = nn.Linear(H, H, bias=False)
         self.v = nn.Linear(H, H, bias=False)
@@ -51,15 +54,17 @@ class LlamaAttention(nn.Module):
         sin = self.sin_cached[:s][position_ids].unsqueeze(1)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        a = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(HD)
+        a = torch.matmul(q, k.transpose(2, 3))
+        a = a * (1.0 / math.sqrt(HD)) if self.scale_mul else a / math.sqrt(HD)
         a = torch.softmax(a + attention_mask, dim=-1)
         o = torch.matmul(a, v).transpose(1, 2).reshape(b, s, H)
         return self.o(o)
 
 
 class BertAttention(nn.Module):
-    def __init__(self):
+    def __init__(self, scale_mul=False):
         super().__init__()
+        self.scale_mul = scale_mul
         self.q = nn.Linear(H, H)
         self.k = nn.Linear(H, H)
         self.v = nn.Linear(H, H)
@@ -72,7 +77,8 @@ class BertAttention(nn.Module):
     def forward(self, x, attention_mask):
         ext = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -10000.0
         q, k, v = self.heads(self.q(x)), self.heads(self.k(x)), self.heads(self.v(x))
-        a = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(HD)
+        a = torch.matmul(q, k.transpose(-1, -2))
+        a = a * (1.0 / math.sqrt(HD)) if self.scale_mul else a / math.sqrt(HD)
         a = torch.softmax(a + ext, dim=-1)
         c = torch.matmul(a, v).permute(0, 2, 1, 3).contiguous()
         return self.o(c.view(c.shape[0], c.shape[1], H))
@@ -92,6 +98,11 @@ def main():
     export(LlamaAttention(False), (x, pos, mask), ["x", "position_ids", "attention_mask"], "llama_attn_not_rope.onnx")
     am = torch.ones(B, S, dtype=torch.int64)
     export(BertAttention(), (x, am), ["x", "attention_mask"], "bert_attn.onnx")
+    # Scaled by a Mul: matmul.yaml folds it into FusedMatMul's alpha without constant
+    # folding, so rule tests (which do not fold) see the form `graphfuse apply` reaches.
+    export(BertAttention(scale_mul=True), (x, am), ["x", "attention_mask"], "bert_attn_mul.onnx")
+    export(LlamaAttention(True, scale_mul=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
+           "llama_attn_rope_mul.onnx")
 
 
 if __name__ == "__main__":
