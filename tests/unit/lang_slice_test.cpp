@@ -96,3 +96,50 @@ TEST(LangSlice, AFolderWhoseFilesIncludeEachOtherLoadsEachFileOnce) {
   EXPECT_EQ(again.size(), 2u);
   fs::remove_all(dir);
 }
+
+// join(axis, a, b, c): three constants concatenated along an axis (BERT's Q, K and V weights
+// packed into one); a constant of another shape or a non-constant leaves it unknown.
+TEST(LangJoin, ThreeConstantsJoinAlongAnAxisAndMismatchesAreUnknown) {
+  const char* rules =
+      "rules:\n"
+      "  - name: pack\n"
+      "    pattern: |\n"
+      "      Use3(x, a, b, c)\n"
+      "    rewrite: |\n"
+      "      w = Const() {value = join(1, a, b, c)}\n"
+      "      Packed(x, w)\n";
+  RuleSet rs = load_rules_from_string(rules, "t.yaml");
+  Graph g;
+  NodeId x = g.add_input("x");
+  NodeId a = constant(g, "a", {1, 2, 3, 4}, {2, 2});
+  NodeId b = constant(g, "b", {5, 6}, {2, 1});
+  NodeId c = constant(g, "c", {7, 8, 9, 10, 11, 12}, {2, 3});
+  NodeId wide = constant(g, "wide", {1, 2, 3}, {3, 1});  // 3 rows: does not join with 2
+  NodeId u = g.add_node("u", op("Use3"), {{x, 0}, {a, 0}, {b, 0}, {c, 0}});
+  NodeId v = g.add_node("v", op("Use3"), {{x, 0}, {a, 0}, {wide, 0}, {c, 0}});
+  NodeId w = g.add_node("w", op("Use3"), {{x, 0}, {a, 0}, {x, 0}, {c, 0}});
+  g.add_output({u, 0});
+  g.add_output({v, 0});
+  g.add_output({w, 0});
+  RewriteReport r = rewrite_graph(g, rs);
+  EXPECT_EQ(applied(r), 1u);
+  EXPECT_EQ(g.node(u).op.name(), "Packed");
+  EXPECT_EQ(g.node(v).op.name(), "Use3");
+  EXPECT_EQ(g.node(w).op.name(), "Use3");
+  const Tensor* t = g.node(g.node(u).inputs[1].node).attrs.get_if<Tensor>("value");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(*t, Tensor::from_floats({2, 6}, {1, 2, 5, 7, 8, 9, 3, 4, 6, 10, 11, 12}));
+  // Along axis 0 the blocks follow each other whole.
+  Graph h;
+  NodeId hx = h.add_input("x");
+  NodeId p = constant(h, "p", {1, 2}, {1, 2});
+  NodeId q = constant(h, "q", {3, 4, 5, 6}, {2, 2});
+  NodeId hu = h.add_node("u", op("Use3"), {{hx, 0}, {p, 0}, {q, 0}, {p, 0}});
+  h.add_output({hu, 0});
+  std::string axis0 = rules;
+  axis0.replace(axis0.find("join(1"), 6, "join(0");
+  EXPECT_EQ(applied(rewrite_graph(h, load_rules_from_string(axis0, "t.yaml"))), 1u);
+  const Tensor* t0 = h.node(h.node(hu).inputs[1].node).attrs.get_if<Tensor>("value");
+  ASSERT_NE(t0, nullptr);
+  EXPECT_EQ(*t0, Tensor::from_floats({4, 2}, {1, 2, 3, 4, 5, 6, 1, 2}));
+}
