@@ -116,6 +116,7 @@ KernelRegistry build_fast() {
   register_fast_elementwise(r);
   register_fast_norm(r);
   register_fast_attention(r);
+  register_fast_layout_ops(r);
   register_tf(r, fast::conv2d, fast::alloc_output_f32);
   return r;
 }

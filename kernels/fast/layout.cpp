@@ -58,4 +58,18 @@ Tensor convert_layout(const Tensor& t, Layout from, Layout to) {
   return y;
 }
 
+std::vector<Tensor> run_plain(const KernelFn& kernel, const KernelCall& c) {
+  std::vector<Tensor> converted(c.inputs.size());
+  KernelCall p = c;
+  for (std::size_t k = 0; k < c.inputs.size(); ++k)
+    if (c.inputs[k] && c.layout(k) == Layout::ChannelsLast) {
+      converted[k] = convert_layout(*c.inputs[k], Layout::ChannelsLast, Layout::Plain);
+      p.inputs[k] = &converted[k];
+    }
+  p.layouts.assign(c.inputs.size(), Layout::Plain);
+  p.prefer_channels_last = false;
+  c.out_layout = Layout::Plain;
+  return kernel(p);
+}
+
 }  // namespace graphfuse::kernels::fast

@@ -13,4 +13,8 @@ void convert_layout(const float* src, float* dst, std::int64_t n, std::int64_t c
 /// The same on a rank-4 float32 tensor; the logical (NCHW) shape is kept.
 Tensor convert_layout(const Tensor& t, Layout from, Layout to);
 
+/// Runs `kernel` (one that reads NCHW only) on `c` with its channels-last inputs converted
+/// to NCHW: the way out for a ChannelsLast-capable kernel given a case it does not cover.
+std::vector<Tensor> run_plain(const KernelFn& kernel, const KernelCall& c);
+
 }  // namespace graphfuse::kernels::fast

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/util.h"
+#include "fast/layout.h"
 
 namespace graphfuse::kernels {
 
@@ -155,8 +156,9 @@ std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const Kernel
   return {y};
 }
 
-std::vector<Tensor> batch_norm(const KernelFn& fallback, const KernelCall& c) {
+std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
   const Tensor& x = c.required(0);
+  auto fallback = [&reference](const KernelCall& call) { return fast::run_plain(reference, call); };
   if (x.shape.size() < 2 || attr_int(c.attrs, "training_mode", 0) != 0) return fallback(c);
   const std::int64_t ch = x.shape[1];
   for (std::size_t i = 1; i <= 4; ++i)
@@ -170,6 +172,19 @@ std::vector<Tensor> batch_norm(const KernelFn& fallback, const KernelCall& c) {
   const float* xp = f32(x, "X");
   Tensor y = alloc_f32(x.shape);
   float* yp = mut<float>(y);
+  if (c.layout(0) == Layout::ChannelsLast) {
+    // NHWC: rows of `ch` channels, one multiply-add per element with per-channel factors.
+    std::vector<float> mul(static_cast<std::size_t>(ch)), add(static_cast<std::size_t>(ch));
+    for (std::int64_t k = 0; k < ch; ++k) {
+      mul[k] = s[k] / std::sqrt(v[k] + eps);
+      add[k] = b[k] - m[k] * mul[k];
+    }
+    rows_parallel(x.shape[0] * inner, ch, [&](std::int64_t p) {
+      for (std::int64_t k = 0; k < ch; ++k) yp[p * ch + k] = xp[p * ch + k] * mul[k] + add[k];
+    });
+    c.out_layout = Layout::ChannelsLast;
+    return {y};
+  }
   rows_parallel(x.shape[0] * ch, inner, [&](std::int64_t plane) {
     const std::int64_t k = plane % ch;
     // Folded into one multiply-add per element.
@@ -191,7 +206,10 @@ void register_fast_norm(KernelRegistry& r) {
   wrap("com.microsoft.SkipLayerNormalization", skip_norm<false>);
   wrap("com.microsoft.SkipSimplifiedLayerNormalization", skip_norm<true>);
   wrap("SimplifiedLayerNormalization", simplified_layer_norm);
-  wrap("BatchNormalization", batch_norm);
+  // BatchNormalization takes a channels-last activation (DenseNet's BN -> Relu -> Conv).
+  KernelFn bn_ref = *r.find("BatchNormalization");
+  r.add("BatchNormalization", [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c); },
+        LayoutSupport::ChannelsLast);
 }
 
 }  // namespace graphfuse::kernels

@@ -162,3 +162,46 @@ TEST(FastElementwise, PerChannelOperandsInChannelsLastMode) {
 }
 
 }  // namespace
+
+namespace {
+
+// DenseNet's shapes in channels-last mode: BatchNormalization -> Relu -> Conv, Concat along
+// channels of NHWC and NCHW inputs, an all-zero Pad before AveragePool, and the cases these
+// kernels hand to the reference (Concat on another axis, a real Pad) after converting.
+TEST(FastLayoutOps, DenseNetPiecesInChannelsLastMode) {
+  Graph g;
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = {1, 3, 10, 12};
+  t.shape_known = true;
+  auto x = g.add_input("x", t);
+  auto cst = [&](const char* id, Shape s) { return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}})); };
+  auto ints = [&](const char* id, std::vector<std::int64_t> v) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", I({static_cast<std::int64_t>(v.size())}, v)}}));
+  };
+  auto c1 = g.add_node("c1", OpType::intern("Conv"), {{x, 0}, {cst("w1", {8, 3, 3, 3}), 0}},
+                       attrs({{"pads", Shape{1, 1, 1, 1}}}));
+  auto var = g.add_node("var", OpType::intern("Const"), {}, attrs({{"value", T({8}, {1, 2, 3, 4, 0.5f, 0.25f, 1, 1})}}));
+  auto bn = g.add_node("bn", OpType::intern("BatchNormalization"),
+                       {{c1, 0}, {cst("s", {8}), 0}, {cst("b", {8}), 0}, {cst("m", {8}), 0}, {var, 0}});
+  auto relu = g.add_node("relu", OpType::intern("Relu"), {{bn, 0}});
+  auto c2 = g.add_node("c2", OpType::intern("Conv"), {{relu, 0}, {cst("w2", {4, 8, 1, 1}), 0}});
+  // x (NCHW input) first, then two NHWC convolution outputs.
+  auto cat = g.add_node("cat", OpType::intern("Concat"), {{x, 0}, {c1, 0}, {c2, 0}}, attrs({{"axis", std::int64_t{-3}}}));
+  auto pad0 = g.add_node("pad0", OpType::intern("Pad"), {{cat, 0}, {ints("p0", {0, 0, 0, 0, 0, 0, 0, 0}), 0}});
+  auto pool = g.add_node("pool", OpType::intern("AveragePool"), {{pad0, 0}},
+                         attrs({{"kernel_shape", Shape{2, 2}}, {"strides", Shape{2, 2}}}));
+  auto pad1 = g.add_node("pad1", OpType::intern("Pad"), {{pool, 0}, {ints("p1", {0, 0, 1, 2, 0, 1, 0, 0}), 0}},
+                         attrs({{"mode", std::string("reflect")}}));
+  auto c3 = g.add_node("c3", OpType::intern("Conv"), {{pad1, 0}, {cst("w3", {5, 16, 1, 1}), 0}});
+  auto cat0 = g.add_node("cat0", OpType::intern("Concat"), {{c3, 0}, {c3, 0}}, attrs({{"axis", std::int64_t{0}}}));
+  g.add_output({cat0, 0});
+  g.add_output({cat, 0});
+  const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
+  for (int threads : {1, 2}) {
+    const auto f = gk::run_graph(g, {}, {gk::KernelSet::Fast, threads, 4, {}});
+    for (std::size_t i = 0; i < r.size(); ++i) expect_close(f[i], r[i], 1e-4, 1e-5, "output " + std::to_string(i));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+// Concat and Pad in the executor's channels-last mode: DenseNet's blocks concatenate NHWC
+// convolution outputs along channels, and torch exports every AveragePool of a transition
+// with an all-zero Pad in front. Without these, each of them sent its inputs back to NCHW
+// and the next convolution forward to NHWC again.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cstring>
+
+#include "core/util.h"
+#include "fast/buffers.h"
+#include "fast/layout.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+// Concat of 4-D float32 tensors along channels, in NHWC: per pixel, each input's channels
+// in turn. Any other Concat runs the reference on NCHW inputs.
+std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
+  const Tensor& first = c.required(0);
+  bool nhwc = first.shape.size() == 4 && first.dtype == DType::Float32 && c.prefer_channels_last;
+  if (nhwc) nhwc = normalize_axis(attr_int(c.attrs, "axis", 0), 4) == 1;
+  std::vector<const Tensor*> parts;
+  for (const Tensor* t : c.inputs) {
+    if (!t) continue;
+    parts.push_back(t);
+    nhwc = nhwc && t->dtype == DType::Float32 && t->has_data() && t->shape.size() == 4 && t->shape[0] == first.shape[0] &&
+           t->shape[2] == first.shape[2] && t->shape[3] == first.shape[3];
+  }
+  if (!nhwc) return fast::run_plain(ref, c);
+  // Inputs that arrived NCHW (the first one may) are converted here.
+  std::vector<Tensor> converted;
+  converted.reserve(parts.size());
+  std::vector<const float*> src;
+  std::vector<std::int64_t> channels;
+  std::int64_t total = 0;
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    const Tensor* t = c.inputs[k];
+    if (!t) continue;
+    if (c.layout(k) != Layout::ChannelsLast && t->shape[1] > 1 && t->shape[2] * t->shape[3] > 1) {
+      converted.push_back(fast::convert_layout(*t, Layout::Plain, Layout::ChannelsLast));
+      t = &converted.back();
+    }
+    src.push_back(t->as<float>());
+    channels.push_back(t->shape[1]);
+    total += t->shape[1];
+  }
+  Shape out = first.shape;
+  out[1] = total;
+  Tensor y = fast::alloc_output_f32(out);
+  float* yp = mut<float>(y);
+  const std::int64_t pixels = out[0] * out[2] * out[3];
+  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 14) / std::max<std::int64_t>(total, 1));
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, pixels, grain), [&](const tbb::blocked_range<std::int64_t>& r) {
+    for (std::int64_t p = r.begin(); p < r.end(); ++p) {
+      float* dst = yp + p * total;
+      for (std::size_t k = 0; k < src.size(); ++k) {
+        std::memcpy(dst, src[k] + p * channels[k], static_cast<std::size_t>(channels[k]) * sizeof(float));
+        dst += channels[k];
+      }
+    }
+  });
+  c.out_layout = Layout::ChannelsLast;
+  return {y};
+}
+
+// Pad with every pad 0 is the identity (torch's AveragePool export): the input passes
+// through in its layout. Any other Pad runs the reference on NCHW.
+std::vector<Tensor> pad(const KernelFn& ref, const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  const std::vector<std::int64_t> spec =
+      c.input(1) ? int_values(c.required(1), "pads") : attr_ints(c.attrs, "pads");
+  const std::size_t axes = c.input(3) ? static_cast<std::size_t>(c.input(3)->num_elements()) : x.shape.size();
+  bool identity = spec.size() == 2 * axes && x.has_data();
+  for (std::int64_t v : spec) identity = identity && v == 0;
+  const std::string mode = attr_string(c.attrs, "mode", "constant");
+  identity = identity && (mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap");
+  if (!identity) return fast::run_plain(ref, c);  // the reference also reports bad pads and modes
+  c.out_layout = c.layout(0);
+  return {x};
+}
+
+}  // namespace
+
+void register_fast_layout_ops(KernelRegistry& r) {
+  KernelFn concat_ref = *r.find("Concat");
+  r.add("Concat", [concat_ref](const KernelCall& c) { return concat(concat_ref, c); }, LayoutSupport::ChannelsLast);
+  KernelFn pad_ref = *r.find("Pad");
+  r.add("Pad", [pad_ref](const KernelCall& c) { return pad(pad_ref, c); }, LayoutSupport::ChannelsLast);
+}
+
+}  // namespace graphfuse::kernels
