@@ -66,17 +66,28 @@ std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
 }
 
 // Pad with every pad 0 is the identity (torch's AveragePool export): the input passes
-// through in its layout. Any other Pad runs the reference on NCHW.
+// through in its layout. Any other Pad, and any input the reference would refuse (checked
+// here the same way, so both kernel sets accept exactly the same calls), runs the reference
+// on NCHW.
 std::vector<Tensor> pad(const KernelFn& ref, const KernelCall& c) {
   const Tensor& x = c.required(0);
-  const std::vector<std::int64_t> spec =
-      c.input(1) ? int_values(c.required(1), "pads") : attr_ints(c.attrs, "pads");
-  const std::size_t axes = c.input(3) ? static_cast<std::size_t>(c.input(3)->num_elements()) : x.shape.size();
-  bool identity = spec.size() == 2 * axes && x.has_data();
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  const std::size_t es = dtype_size(x.dtype);
+  bool identity = x.has_data() && es > 0 && x.data->size() / es >= static_cast<std::size_t>(checked_numel(x.shape));
+  std::vector<std::int64_t> spec = c.input(1) ? int_values(c.required(1), "pads") : attr_ints(c.attrs, "pads");
+  std::size_t axes = static_cast<std::size_t>(rank);
+  if (const Tensor* a = c.input(3)) {
+    const auto v = int_values(*a, "axes");
+    axes = v.size();
+    for (std::int64_t ax : v) identity = identity && rank > 0 && ax >= -rank && ax < rank;
+  }
+  identity = identity && spec.size() == 2 * axes;
   for (std::int64_t v : spec) identity = identity && v == 0;
   const std::string mode = attr_string(c.attrs, "mode", "constant");
   identity = identity && (mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap");
-  if (!identity) return fast::run_plain(ref, c);  // the reference also reports bad pads and modes
+  if (const Tensor* v = c.input(2))
+    identity = identity && v->dtype == x.dtype && v->num_elements() == 1 && v->has_data() && v->data->size() >= es;
+  if (!identity) return fast::run_plain(ref, c);
   c.out_layout = c.layout(0);
   return {x};
 }
