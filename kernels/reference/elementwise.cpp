@@ -1,7 +1,10 @@
 // Reference elementwise kernels: broadcasting arithmetic, unary math, Gelu variants.
 #include <cmath>
+#include <optional>
+#include <type_traits>
 
 #include "core/broadcast.h"
+#include "reference/numeric_types.h"
 
 namespace graphfuse::kernels {
 
@@ -51,6 +54,62 @@ Tensor binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, DType dt) {
   return y;
 }
 
+// Integer Add/Sub/Mul/Div of any width: wrap-around in 64-bit unsigned arithmetic then
+// truncated (numpy's and ONNX Runtime's two's-complement result, without the undefined
+// behaviour of signed overflow or of int promotion); Div truncates toward zero, a 0 divisor
+// is refused, and MIN / -1 wraps to MIN.
+template <class T>
+Tensor int_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (op == BinaryOp::Div) {
+    const T* bp = b.as<T>();
+    for (std::int64_t i = 0; i < b.num_elements(); ++i) check(bp[i] != 0, "integer division by zero");
+  }
+  const Shape ys = broadcast_shapes(a.shape, b.shape);
+  Tensor y = alloc(a.dtype, ys);
+  broadcast_apply(a.as<T>(), a.shape, b.as<T>(), b.shape, mut<T>(y), ys, 0, numel(ys), [op](T u, T v) -> T {
+    using U = std::uint64_t;
+    switch (op) {
+      case BinaryOp::Add: return static_cast<T>(static_cast<U>(u) + static_cast<U>(v));
+      case BinaryOp::Sub: return static_cast<T>(static_cast<U>(u) - static_cast<U>(v));
+      case BinaryOp::Mul: return static_cast<T>(static_cast<U>(u) * static_cast<U>(v));
+      case BinaryOp::Div:
+        if constexpr (std::is_signed_v<T>)
+          if (v == T(-1)) return static_cast<T>(U{0} - static_cast<U>(u));
+        return static_cast<T>(u / v);
+      case BinaryOp::Max: return u < v ? v : u;
+      case BinaryOp::Min: return v < u ? v : u;
+      case BinaryOp::Pow: break;
+    }
+    return u;
+  });
+  return y;
+}
+
+// Neg of every type ONNX allows (float, double, float16, bfloat16, signed integers): the
+// integer MIN wraps to itself, the 16-bit floats flip their sign bit (exact).
+std::vector<Tensor> neg(const KernelCall& c) {
+  const Tensor& x = c.required(0);
+  check(x.has_data(), "input has no data");
+  Tensor y = alloc(x.dtype, x.shape);
+  const std::int64_t n = x.num_elements();
+  dispatch_numeric(x.dtype, "Neg", [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = x.as<T>();
+    T* yp = mut<T>(y);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) {
+      for (std::int64_t i = 0; i < n; ++i) yp[i] = T{static_cast<std::uint16_t>(xp[i].bits ^ 0x8000u)};
+    } else if constexpr (std::is_floating_point_v<T>) {
+      for (std::int64_t i = 0; i < n; ++i) yp[i] = -xp[i];
+    } else if constexpr (std::is_signed_v<T>) {
+      for (std::int64_t i = 0; i < n; ++i)
+        yp[i] = static_cast<T>(std::uint64_t{0} - static_cast<std::uint64_t>(xp[i]));
+    } else {
+      fail("Neg: element type " + std::string(dtype_name(x.dtype)) + " is not supported");
+    }
+  });
+  return {y};
+}
+
 std::vector<Tensor> binary(const KernelCall& c) {
   const BinaryOp op = binary_op_from_name(c.op);
   const Tensor& a = c.required(0);
@@ -65,6 +124,19 @@ std::vector<Tensor> binary(const KernelCall& c) {
     const auto e = int_values(b, "exponent");
     Tensor bf = Tensor::from_floats(b.shape, std::vector<float>(e.begin(), e.end()));
     return {binary_typed<float>(op, a, bf, DType::Float32)};
+  }
+  if (a.dtype == b.dtype && op != BinaryOp::Pow) {
+    // The other numeric types of Add/Sub/Mul/Div (float16/bfloat16 and bool are refused).
+    std::optional<Tensor> y;
+    dispatch_numeric(a.dtype, std::string(c.op), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, double>) {
+        y = binary_typed<double>(op, a, b, a.dtype);
+      } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        y = int_binary<T>(op, a, b);
+      }
+    });
+    if (y) return {*y};
   }
   fail("unsupported input types " + std::string(dtype_name(a.dtype)) + " and " +
        std::string(dtype_name(b.dtype)));
@@ -156,7 +228,7 @@ void register_reference_elementwise(KernelRegistry& r) {
   un("Sqrt", UnaryOp::Sqrt);
   un("Erf", UnaryOp::Erf);
   un("Exp", UnaryOp::Exp);
-  un("Neg", UnaryOp::Neg);
+  r.add("Neg", neg);
   un("Abs", UnaryOp::Abs);
   un("Reciprocal", UnaryOp::Reciprocal);
   un("com.microsoft.Gelu", UnaryOp::Gelu);

@@ -1,5 +1,5 @@
 // Data-movement ops (any dtype): Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat,
-// Slice, Gather, Shape, Cast, Constant. Views share bytes; the rest copy elements.
+// Slice, Gather, Shape, Size, Constant (Cast: cast.cpp). Views share bytes; the rest copy elements.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -322,38 +322,9 @@ std::vector<Tensor> shape_of(const KernelCall& c) {
   return {Tensor::from_ints({static_cast<std::int64_t>(dims.size())}, dims)};
 }
 
-std::vector<Tensor> cast(const KernelCall& c) {
-  const Tensor& x = c.required(0);
-  const auto to = static_cast<DType>(attr_int(c.attrs, "to", 1));
-  if (to == x.dtype) return {x};
-  Tensor y = alloc(to, x.shape);
-  const std::int64_t n = x.num_elements();
-  if (x.dtype == DType::Float32 && to == DType::Int64) {
-    // Saturating: NaN and out-of-range floats have no int64 value (the plain cast is
-    // undefined behaviour); NaN gives 0.
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float v = x.as<float>()[i];
-      mut<std::int64_t>(y)[i] = std::isnan(v) ? 0
-                                : v >= 9223372036854775807.0f ? INT64_MAX
-                                : v <= -9223372036854775808.0f ? INT64_MIN
-                                : static_cast<std::int64_t>(v);
-    }
-  } else if (to == DType::Float32) {
-    const auto v = int_values(x, "input");
-    for (std::int64_t i = 0; i < n; ++i) mut<float>(y)[i] = static_cast<float>(v[i]);
-  } else if (to == DType::Int64) {
-    const auto v = int_values(x, "input");
-    std::copy(v.begin(), v.end(), mut<std::int64_t>(y));
-  } else if (to == DType::Int32 && x.dtype != DType::Float32) {
-    // Integer ids to int32 (EmbedLayerNormalization's input_ids): values outside int32 wrap
-    // (two's complement), as ONNX Runtime's cast does.
-    const auto v = int_values(x, "input");
-    for (std::int64_t i = 0; i < n; ++i) mut<std::int32_t>(y)[i] = static_cast<std::int32_t>(v[i]);
-  } else {
-    fail("Cast from " + std::string(dtype_name(x.dtype)) + " to " + std::string(dtype_name(to)) +
-         " is not supported");
-  }
-  return {y};
+// Size: the element count of the input as an int64 scalar; only the shape is read.
+std::vector<Tensor> size_of(const KernelCall& c) {
+  return {Tensor::from_ints({}, {checked_numel(c.required(0).shape, "Size input")})};
 }
 
 std::vector<Tensor> constant(const KernelCall& c) {
@@ -383,7 +354,8 @@ void register_reference_shape(KernelRegistry& r) {
   r.add("Split", split);
   r.add("Gather", gather);
   r.add("Shape", shape_of);
-  r.add("Cast", cast);
+  r.add("Size", size_of);
+  register_reference_cast(r);
   r.add("Constant", constant);
 }
 

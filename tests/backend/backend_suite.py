@@ -63,7 +63,7 @@ def dtype_name(arr):
     return "bool" if arr.dtype == np.bool_ else str(arr.dtype)
 
 
-SUPPORTED = {"float32", "float64", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+SUPPORTED = {"float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
              "int64", "uint64", "bool"}
 
 
@@ -100,22 +100,31 @@ def prepare(case_dir, name, work):
                 arr = numpy_helper.to_array(t)
             except Exception as e:  # noqa: BLE001
                 return None, f"{f}: {e}"
+            # numpy has no bfloat16: the data files hold its bit patterns as uint16 (data_type 4
+            # in this package), which must still be fed and compared as the graph's bfloat16
+            # (a uint16 input would change what Cast reads).
             dt = dtype_name(arr)
+            if vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16 and dt == "uint16":
+                dt = "bfloat16"
+                t.data_type = onnx.TensorProto.BFLOAT16  # same bits, in int32_data or raw_data
             if dt not in SUPPORTED:
                 return None, f"{kind} of type {dt}"
             raw = os.path.join(out_dir, f"{kind}_{k}.bin")
             write_raw(arr, raw)
             entry[kind + "s"].append({"name": vi.name, "dtype": dt, "shape": list(arr.shape), "file": raw})
             if kind == "input":
-                arrays[vi.name] = arr
+                arrays[vi.name] = t
     # (b): the same model with its inputs as initializers, so that everything is constant.
     frozen = onnx.ModelProto()
     frozen.CopyFrom(model)
     keep = [vi for vi in frozen.graph.input if vi.name not in arrays]
     del frozen.graph.input[:]
     frozen.graph.input.extend(keep)
-    for n, arr in arrays.items():
-        frozen.graph.initializer.append(numpy_helper.from_array(arr, n))
+    for n, t in arrays.items():
+        init = onnx.TensorProto()
+        init.CopyFrom(t)  # the file's own tensor: its element type kept (bfloat16 included)
+        init.name = n
+        frozen.graph.initializer.append(init)
     entry["frozen"] = os.path.join(out_dir, "frozen.onnx")
     entry["folded"] = os.path.join(out_dir, "folded.onnx")
     onnx.save(frozen, entry["frozen"])

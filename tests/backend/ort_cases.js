@@ -14,7 +14,7 @@ const ort = require(path.resolve(process.cwd(), 'node_modules', 'onnxruntime-nod
 const ARRAYS = {
   float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array,
   int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
-  int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
+  int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array, bfloat16: Uint16Array,
 };
 const RTOL = 1e-3;
 const ATOL = 1e-7;

@@ -1,0 +1,137 @@
+// Cast between every numeric type, the binary ops and Neg over every integer width and
+// float64, Size (kernels/reference/cast.cpp, elementwise.cpp, shape_ops.cpp): the rules each
+// follows, hand-computed, so that folding with them never changes a result.
+#include <cstring>
+#include <limits>
+
+#include "kernels/test_util.h"
+
+namespace {
+
+template <class T>
+Tensor typed(DType dt, Shape shape, std::vector<T> v) {
+  Tensor t;
+  t.dtype = dt;
+  t.shape = std::move(shape);
+  std::string bytes(v.size() * sizeof(T), '\0');
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  t.data = std::make_shared<const std::string>(std::move(bytes));
+  return t;
+}
+
+template <class T>
+std::vector<T> elems(const Tensor& t) {
+  std::vector<T> v(static_cast<std::size_t>(t.num_elements()));
+  std::memcpy(v.data(), t.data->data(), v.size() * sizeof(T));
+  return v;
+}
+
+std::vector<Tensor> ref(const std::string& op, std::vector<Tensor> in, Attributes a = {}) {
+  return gk::run_op(gk::KernelSet::Reference, op, in, a);
+}
+
+Attributes to(DType dt) { return attrs({{"to", static_cast<std::int64_t>(dt)}}); }
+
+TEST(NumericOps, CastFloat16RoundsToNearestEven) {
+  // 1 + 2^-11 is halfway between 1 and the next half (1 + 2^-10): ties to even -> 1.
+  // 1 + 3 * 2^-11 is halfway between 1 + 2^-10 and 1 + 2^-9: ties to even -> 1 + 2^-9.
+  // 65520 rounds to inf, 65504 is the largest half; 2^-24 is the smallest subnormal,
+  // 2^-25 ties to 0 (even), NaN stays NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto y = ref("Cast", {T({8}, {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65520.0f, 65504.0f, 0x1p-24f, 0x1p-25f,
+                                -2.0f, nan})},
+               to(DType::Float16))[0];
+  ASSERT_EQ(y.dtype, DType::Float16);
+  auto h = elems<std::uint16_t>(y);
+  EXPECT_EQ(h[0], 0x3c00);
+  EXPECT_EQ(h[1], 0x3c02);
+  EXPECT_EQ(h[2], 0x7c00);
+  EXPECT_EQ(h[3], 0x7bff);
+  EXPECT_EQ(h[4], 0x0001);
+  EXPECT_EQ(h[5], 0x0000);
+  EXPECT_EQ(h[6], 0xc000);
+  EXPECT_EQ(h[7] & 0x7c00, 0x7c00);
+  EXPECT_NE(h[7] & 0x03ff, 0);
+  // And back: exact, subnormals included.
+  auto f = ref("Cast", {y}, to(DType::Float32))[0];
+  auto fv = elems<float>(f);
+  EXPECT_EQ(fv[0], 1.0f);
+  EXPECT_EQ(fv[1], 1.0f + 0x1p-9f);
+  EXPECT_EQ(fv[3], 65504.0f);
+  EXPECT_EQ(fv[4], 0x1p-24f);
+  EXPECT_TRUE(std::isnan(fv[7]));
+}
+
+TEST(NumericOps, CastFromBFloat16IsExactToBFloat16Refused) {
+  // bfloat16 -> float32 is exact (the bits shifted up); float32 -> bfloat16 is refused since
+  // ONNX Runtime rounds to nearest even and older ONNX truncated (the Debian test data).
+  auto y = ref("Cast", {typed<std::uint16_t>(DType::BFloat16, {2}, {0x3ef5, 0xc080})}, to(DType::Float32))[0];
+  EXPECT_EQ(elems<float>(y), (std::vector<float>{0.478515625f, -4.0f}));
+  EXPECT_THROW(ref("Cast", {T({1}, {1.0f})}, to(DType::BFloat16)), graphfuse::Error);
+}
+
+TEST(NumericOps, CastIntegersWrapFloatsSaturateBoolIsNonZero) {
+  auto y = ref("Cast", {I({3}, {300, -1, 128})}, to(DType::Int8))[0];
+  EXPECT_EQ(elems<std::int8_t>(y), (std::vector<std::int8_t>{44, -1, -128}));
+  y = ref("Cast", {I({2}, {-1, 65536})}, to(DType::UInt16))[0];
+  EXPECT_EQ(elems<std::uint16_t>(y), (std::vector<std::uint16_t>{65535, 0}));
+  y = ref("Cast", {T({4}, {1e10f, -1e10f, -0.9f, std::numeric_limits<float>::quiet_NaN()})}, to(DType::Int32))[0];
+  EXPECT_EQ(elems<std::int32_t>(y), (std::vector<std::int32_t>{INT32_MAX, INT32_MIN, 0, 0}));
+  y = ref("Cast", {T({3}, {0.0f, -0.0f, 0.5f})}, to(DType::Bool))[0];
+  EXPECT_EQ(elems<char>(y), (std::vector<char>{0, 0, 1}));
+  y = ref("Cast", {typed<double>(DType::Float64, {2}, {0.1, 1e300})}, to(DType::Float32))[0];
+  EXPECT_EQ(elems<float>(y)[0], 0.1f);
+  EXPECT_TRUE(std::isinf(elems<float>(y)[1]));
+  y = ref("Cast", {typed<std::uint8_t>(DType::UInt8, {2}, {255, 7})}, to(DType::Float64))[0];
+  EXPECT_EQ(elems<double>(y), (std::vector<double>{255.0, 7.0}));
+  // A type the kernels cannot hold is refused (the node is left unfolded).
+  Tensor s = I({1}, {1});
+  EXPECT_THROW(ref("Cast", {s}, to(DType::String)), graphfuse::Error);
+}
+
+TEST(NumericOps, IntegerArithmeticWrapsAndTruncates) {
+  auto a = typed<std::uint8_t>(DType::UInt8, {3}, {250, 3, 7});
+  auto b = typed<std::uint8_t>(DType::UInt8, {3}, {10, 5, 2});
+  EXPECT_EQ(elems<std::uint8_t>(ref("Add", {a, b})[0]), (std::vector<std::uint8_t>{4, 8, 9}));
+  EXPECT_EQ(elems<std::uint8_t>(ref("Sub", {a, b})[0]), (std::vector<std::uint8_t>{240, 254, 5}));
+  EXPECT_EQ(elems<std::uint8_t>(ref("Mul", {a, b})[0]), (std::vector<std::uint8_t>{196, 15, 14}));
+  EXPECT_EQ(elems<std::uint8_t>(ref("Div", {a, b})[0]), (std::vector<std::uint8_t>{25, 0, 3}));
+  // Signed: truncation toward zero, MIN / -1 wraps, broadcasting, 65535 * 65535 in uint16
+  // (int promotion would overflow a signed int).
+  auto c = typed<std::int32_t>(DType::Int32, {3}, {-7, INT32_MIN, 7});
+  auto d = typed<std::int32_t>(DType::Int32, {3}, {2, -1, -2});
+  EXPECT_EQ(elems<std::int32_t>(ref("Div", {c, d})[0]), (std::vector<std::int32_t>{-3, INT32_MIN, -3}));
+  auto e = typed<std::int16_t>(DType::Int16, {2, 1}, {1, 2});
+  auto f = typed<std::int16_t>(DType::Int16, {2}, {10, 32767});
+  EXPECT_EQ(elems<std::int16_t>(ref("Add", {e, f})[0]), (std::vector<std::int16_t>{11, -32768, 12, -32767}));
+  auto u = typed<std::uint16_t>(DType::UInt16, {1}, {65535});
+  EXPECT_EQ(elems<std::uint16_t>(ref("Mul", {u, u})[0]), (std::vector<std::uint16_t>{1}));
+  EXPECT_THROW(ref("Div", {a, typed<std::uint8_t>(DType::UInt8, {1}, {0})}), graphfuse::Error);
+  auto x = typed<double>(DType::Float64, {2}, {1.0, -3.0});
+  EXPECT_EQ(elems<double>(ref("Sub", {x, x})[0]), (std::vector<double>{0.0, 0.0}));
+  EXPECT_EQ(elems<double>(ref("Div", {x, typed<double>(DType::Float64, {}, {4.0})})[0]),
+            (std::vector<double>{0.25, -0.75}));
+  // Mixed element types are refused.
+  EXPECT_THROW(ref("Add", {a, c}), graphfuse::Error);
+}
+
+TEST(NumericOps, NegEveryAcceptedType) {
+  auto y = ref("Neg", {typed<std::int8_t>(DType::Int8, {3}, {-128, 5, 0})})[0];
+  EXPECT_EQ(elems<std::int8_t>(y), (std::vector<std::int8_t>{-128, -5, 0}));
+  y = ref("Neg", {typed<double>(DType::Float64, {1}, {2.5})})[0];
+  EXPECT_EQ(elems<double>(y), (std::vector<double>{-2.5}));
+  y = ref("Neg", {typed<std::uint16_t>(DType::Float16, {2}, {0x3c00, 0x8000})})[0];
+  EXPECT_EQ(elems<std::uint16_t>(y), (std::vector<std::uint16_t>{0xbc00, 0x0000}));
+  expect_values(ref("Neg", {T({2}, {1.5f, -0.0f})})[0], {2}, {-1.5f, 0.0f});
+  EXPECT_THROW(ref("Neg", {typed<std::uint8_t>(DType::UInt8, {1}, {1})}), graphfuse::Error);
+}
+
+TEST(NumericOps, SizeIsAnInt64Scalar) {
+  auto y = ref("Size", {T({2, 3}, std::vector<float>(6, 0.0f))})[0];
+  EXPECT_EQ(y.dtype, DType::Int64);
+  EXPECT_TRUE(y.shape.empty());
+  EXPECT_EQ(elems<std::int64_t>(y), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(elems<std::int64_t>(ref("Size", {T({0, 4}, {})})[0]), (std::vector<std::int64_t>{0}));
+}
+
+}  // namespace
