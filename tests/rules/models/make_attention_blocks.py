@@ -13,6 +13,7 @@ Hugging Face modules as torch's ONNX exporter writes them:
                              mask turned into (1 - mask) * -10000, Softmax, context, output
   bert_attn_mul.onnx         the same, scores scaled by a Mul by 1/sqrt(head) (not a Div)
   llama_attn_rope_mul.onnx   llama_attn_rope with the Mul scale
+  vit_attn_mul.onnx          bert_attn_mul without a mask: the scores plus a constant 0 (ViT)
 """
 import math
 import os
@@ -62,9 +63,10 @@ class LlamaAttention(nn.Module):
 
 
 class BertAttention(nn.Module):
-    def __init__(self, scale_mul=False):
+    def __init__(self, scale_mul=False, no_mask=False):
         super().__init__()
         self.scale_mul = scale_mul
+        self.no_mask = no_mask
         self.q = nn.Linear(H, H)
         self.k = nn.Linear(H, H)
         self.v = nn.Linear(H, H)
@@ -79,6 +81,8 @@ class BertAttention(nn.Module):
         q, k, v = self.heads(self.q(x)), self.heads(self.k(x)), self.heads(self.v(x))
         a = torch.matmul(q, k.transpose(-1, -2))
         a = a * (1.0 / math.sqrt(HD)) if self.scale_mul else a / math.sqrt(HD)
+        if self.no_mask:  # ViT's export: the scores plus a constant 0
+            ext = torch.zeros((), dtype=x.dtype)
         a = torch.softmax(a + ext, dim=-1)
         c = torch.matmul(a, v).permute(0, 2, 1, 3).contiguous()
         return self.o(c.view(c.shape[0], c.shape[1], H))
@@ -103,6 +107,7 @@ def main():
     export(BertAttention(scale_mul=True), (x, am), ["x", "attention_mask"], "bert_attn_mul.onnx")
     export(LlamaAttention(True, scale_mul=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
            "llama_attn_rope_mul.onnx")
+    export(BertAttention(scale_mul=True, no_mask=True), (x, am), ["x", "attention_mask"], "vit_attn_mul.onnx")
 
 
 if __name__ == "__main__":
