@@ -503,7 +503,7 @@ tf::GraphDef graph_to_graphdef(const Graph& g) {
     if (const auto* device = nd.attrs.get_if<std::string>(kDevice)) out.set_device(*device);
     bool has_dtype = false;
     for (const auto& [key, value] : nd.attrs) {
-      if (key == kDevice || key == kControlInputs || key == kTfjsQuantization || key == kBackEdges) continue;
+      if (key == kDevice || key == kControlInputs || key == kTfjsQuantization || key == kTfjsTopologyDtype || key == kBackEdges) continue;
       has_dtype |= key == "dtype";
       tf::AttrEntry& e = *out.add_attr();
       e.set_key(key);

@@ -20,6 +20,9 @@ inline constexpr std::string_view kControlInputs = "tf.control_inputs";  ///< st
 inline constexpr std::string_view kBackEdges = "tf.back_edges";  ///< strings
 /// A TF.js weight's quantization as written in the manifest (JSON text); on a Const.
 inline constexpr std::string_view kTfjsQuantization = "tfjs.quantization";
+/// The dtype a TF.js topology wrote on a Const's tensor when it differs from its weight's
+/// (a DT_DOUBLE constant stored as a float32 weight); int, the DataType number.
+inline constexpr std::string_view kTfjsTopologyDtype = "tfjs.topology_dtype";
 /// Opaque kind of a TF attribute graphfuse keeps without interpreting (type, shape, func,
 /// lists of those): the serialized AttrValue.
 inline constexpr std::string_view kOpaqueAttr = "tf.AttrValue";

@@ -210,8 +210,14 @@ Graph load_tfjs_model(const std::string& path) {
       value = e.mutable_value();
     }
     tf::TensorProto& t = *value->mutable_tensor();
+    const tf::DataType written = t.dtype();
     t.Clear();
     t.set_dtype(weight_tf_dtype(w.tensor.dtype));
+    if (written != tf::DT_INVALID && written != t.dtype()) {
+      tf::AttrEntry& d = *nd.add_attr();
+      d.set_key(std::string(tf_io::kTfjsTopologyDtype));
+      d.mutable_value()->set_i(written);
+    }
     for (auto d : w.tensor.shape) t.mutable_tensor_shape()->add_dim()->set_size(d);
     t.set_tensor_content(*w.tensor.data);
     if (!w.quantization.empty()) {
@@ -231,7 +237,9 @@ Graph load_tfjs_model(const std::string& path) {
   if (manifest != model.end() && manifest->is_array() && !manifest->empty()) {
     const Json& paths = (*manifest)[0]["paths"];
     p.set(std::string(kShardNames), paths.get<std::vector<std::string>>());
-    if (paths.size() > 1) {
+    // The first shard's size is where the input cut its shards; a model with one shard (a
+    // human-models .bin over TF.js's 4 MiB default) keeps it whole.
+    if (!paths.empty()) {
       std::error_code ec;
       auto size = std::filesystem::file_size(std::filesystem::path(dir.empty() ? "." : dir) / paths[0].get<std::string>(), ec);
       if (!ec) p.set(std::string(kShardBytes), static_cast<std::int64_t>(size));
@@ -271,8 +279,11 @@ void save_tfjs_model(const Graph& g, const std::string& path) {
         fail(path, "Const '" + nd.name() + "' is " + std::string(dtype_name(w.tensor.dtype)) +
                        "; TF.js weights are float32, int32 or bool");
       w.tensor.data = std::make_shared<const std::string>(std::move(bytes));
-      if (auto n = g.find(nd.name()))
+      if (auto n = g.find(nd.name())) {
         if (const auto* q = g.node(*n).attrs.get_if<std::string>(tf_io::kTfjsQuantization)) w.quantization = *q;
+        const auto* d = g.node(*n).attrs.get_if<std::int64_t>(tf_io::kTfjsTopologyDtype);
+        if (d && tf::DataType_IsValid(static_cast<int>(*d))) t.set_dtype(static_cast<tf::DataType>(*d));
+      }
       // The topology keeps the tensor's type and shape; its elements live in the shards.
       t.clear_tensor_content();
       t.clear_float_val();
