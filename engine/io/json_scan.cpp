@@ -349,9 +349,10 @@ bool JsonScan::convert(DocTree& tree, od::value& v, int depth, std::uint32_t& ou
   switch (tok[0]) {
     case '{': {
       out = tree.add(DocTree::Kind::Map, pos);
-      od::object obj;
-      if (!take(v.get_object(), obj)) return false;
-      for (auto field : obj) {
+      auto obj_result = v.get_object();  // in place, as ok() says
+      od::object* obj = ok(obj_result);
+      if (!obj) return false;
+      for (auto field : *obj) {
         od::field* f = ok(field);
         if (!f) return false;
         od::value& fv = f->value();
@@ -375,9 +376,10 @@ bool JsonScan::convert(DocTree& tree, od::value& v, int depth, std::uint32_t& ou
     }
     case '[': {
       out = tree.add(DocTree::Kind::Seq, pos);
-      od::array arr;
-      if (!take(v.get_array(), arr)) return false;
-      for (auto element : arr) {
+      auto arr_result = v.get_array();  // in place, as ok() says
+      od::array* arr = ok(arr_result);
+      if (!arr) return false;
+      for (auto element : *arr) {
         od::value* e = ok(element);
         std::uint32_t value = 0;
         if (!e || !convert(tree, *e, depth + 1, value)) return false;
