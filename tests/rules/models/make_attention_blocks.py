@@ -14,6 +14,7 @@ Hugging Face modules as torch's ONNX exporter writes them:
   bert_attn_mul.onnx         the same, scores scaled by a Mul by 1/sqrt(head) (not a Div)
   llama_attn_rope_mul.onnx   llama_attn_rope with the Mul scale
   vit_attn_mul.onnx          bert_attn_mul without a mask: the scores plus a constant 0 (ViT)
+  llama_attn_rope_dyn.onnx   llama_attn_rope exported with dynamic batch and sequence axes
 """
 import math
 import os
@@ -88,9 +89,9 @@ class BertAttention(nn.Module):
         return self.o(c.view(c.shape[0], c.shape[1], H))
 
 
-def export(model, args, names, path, opset=14):
+def export(model, args, names, path, opset=14, dynamic_axes=None):
     torch.onnx.export(model.eval(), args, os.path.join(HERE, path), opset_version=opset,
-                      input_names=names, output_names=["y"])
+                      input_names=names, output_names=["y"], dynamic_axes=dynamic_axes)
 
 
 def main():
@@ -108,6 +109,9 @@ def main():
     export(LlamaAttention(True, scale_mul=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
            "llama_attn_rope_mul.onnx")
     export(BertAttention(scale_mul=True, no_mask=True), (x, am), ["x", "attention_mask"], "vit_attn_mul.onnx")
+    bs = {0: "batch", 1: "seq"}
+    export(LlamaAttention(True), (x, pos, mask), ["x", "position_ids", "attention_mask"], "llama_attn_rope_dyn.onnx",
+           dynamic_axes={"x": bs, "position_ids": bs, "attention_mask": {0: "batch", 2: "seq", 3: "seq"}, "y": bs})
 
 
 if __name__ == "__main__":
