@@ -85,6 +85,7 @@ void register_reference_transformer_norm(KernelRegistry& r);
 void register_reference_pool(KernelRegistry& r);
 void register_reference_shape(KernelRegistry& r);
 void register_reference_cast(KernelRegistry& r);  // reference/cast.cpp, called by register_reference_shape
+void register_reference_index(KernelRegistry& r);  // reference/index_ops.cpp, likewise
 void register_reference_reduce(KernelRegistry& r);
 void register_reference_pad_resize(KernelRegistry& r);
 void register_reference_tf_norm(KernelRegistry& r);

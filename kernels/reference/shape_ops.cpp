@@ -356,6 +356,7 @@ void register_reference_shape(KernelRegistry& r) {
   r.add("Shape", shape_of);
   r.add("Size", size_of);
   register_reference_cast(r);
+  register_reference_index(r);
   r.add("Constant", constant);
 }
 

@@ -135,3 +135,37 @@ TEST(NumericOps, SizeIsAnInt64Scalar) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(IndexOps, GatherElementsNegativeIndicesAnyAxis) {
+  // data [[1, 2], [3, 4]]; axis 1, indices [[0, -1], [1, 0]] -> [[1, 2], [4, 3]].
+  Tensor x = T({2, 2}, {1, 2, 3, 4});
+  auto y = ref("GatherElements", {x, I({2, 2}, {0, -1, 1, 0})}, attrs({{"axis", std::int64_t{1}}}))[0];
+  expect_values(y, {2, 2}, {1, 2, 4, 3});
+  // axis -2 (= 0), indices smaller than data: [[1, 0]] -> [[3, 2]].
+  y = ref("GatherElements", {x, I({1, 2}, {1, 0})}, attrs({{"axis", std::int64_t{-2}}}))[0];
+  expect_values(y, {1, 2}, {3, 2});
+  EXPECT_THROW(ref("GatherElements", {x, I({1, 2}, {2, 0})}), graphfuse::Error);
+}
+
+TEST(IndexOps, TriluUpperLowerAndK) {
+  Tensor x = T({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  expect_values(ref("Trilu", {x})[0], {3, 3}, {1, 2, 3, 0, 5, 6, 0, 0, 9});
+  expect_values(ref("Trilu", {x, I({}, {-1})}, attrs({{"upper", std::int64_t{0}}}))[0], {3, 3},
+                {0, 0, 0, 4, 0, 0, 7, 8, 0});
+  expect_values(ref("Trilu", {x, I({}, {1})})[0], {3, 3}, {0, 2, 3, 0, 0, 6, 0, 0, 0});
+  // k far beyond the matrix: all kept or all dropped, no overflow.
+  expect_values(ref("Trilu", {x, I({}, {INT64_MIN})})[0], {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  expect_values(ref("Trilu", {x, I({}, {INT64_MAX})})[0], {3, 3}, std::vector<float>(9, 0.0f));
+}
+
+TEST(IndexOps, RangeAccumulatesAndCounts) {
+  expect_values(ref("Range", {T({}, {1}), T({}, {2}), T({}, {0.25f})})[0], {4}, {1, 1.25f, 1.5f, 1.75f});
+  auto y = ref("Range", {I({}, {10}), I({}, {4}), I({}, {-3})})[0];
+  EXPECT_EQ(elems<std::int64_t>(y), (std::vector<std::int64_t>{10, 7}));
+  EXPECT_EQ(ref("Range", {I({}, {5}), I({}, {1}), I({}, {1})})[0].num_elements(), 0);
+  EXPECT_THROW(ref("Range", {I({}, {0}), I({}, {1}), I({}, {0})}), graphfuse::Error);
+}
+
+}  // namespace
