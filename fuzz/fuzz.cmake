@@ -9,7 +9,7 @@ set(GRAPHFUSE_FUZZ_SECONDS 3 CACHE STRING "seconds ctest fuzzes each target for"
 add_test(NAME fuzz_build COMMAND ${CMAKE_CURRENT_LIST_DIR}/build.sh ${PROJECT_BINARY_DIR}/fuzz)
 set_tests_properties(fuzz_build PROPERTIES FIXTURES_SETUP graphfuse_fuzz SKIP_RETURN_CODE 77
                      TIMEOUT 1800 LABELS fuzz)
-foreach(t rules graph_text graph_yaml graph_json graph_gfb onnx apply graphdef tfjs)
+foreach(t rules graph_text graph_yaml graph_json graph_gfb onnx onnx_external apply graphdef tfjs)
   add_test(NAME fuzz_${t}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/run.sh ${PROJECT_BINARY_DIR}/fuzz ${t} ${GRAPHFUSE_FUZZ_SECONDS} -seed=1)
   set_tests_properties(fuzz_${t} PROPERTIES FIXTURES_REQUIRED graphfuse_fuzz SKIP_RETURN_CODE 77

@@ -2,7 +2,7 @@
 # Runs one fuzz target built by fuzz/build.sh for SECONDS on its corpus.
 #   fuzz/run.sh DIR TARGET SECONDS [WORK] [libFuzzer options...]
 # DIR: the fuzz build folder; TARGET: rules, graph_text, graph_yaml, graph_json, graph_gfb, onnx,
-# apply, graphdef, tfjs. The shipped corpus fuzz/corpus/TARGET (seeds and regression inputs) is read, never
+# onnx_external, apply, graphdef, tfjs. The shipped corpus fuzz/corpus/TARGET (seeds and regression inputs) is read, never
 # written: new inputs go to WORK (default DIR/work/TARGET, emptied first), crash, timeout and
 # OOM inputs to DIR/artifacts/TARGET/ (or -artifact_prefix=...). Each input may take 5 s
 # (-timeout=5) and 2 GB (-rss_limit_mb). Exit 0 when nothing was found, 77 when the target

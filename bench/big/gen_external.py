@@ -3,7 +3,9 @@
 LAYERS x (MatMul [DIM x DIM] + Add [DIM] + Relu), weights in <out>.data, streamed one
 tensor at a time (a 20 GB model never sits in memory). Tensors of 1 MiB or more start
 on a 64 KiB boundary, as the onnx package lays them out. Usage:
-  gen_external.py OUT.onnx --layers 12 --dim 8192 [--seed 1] [--threshold 1024]
+  gen_external.py OUT.onnx --layers 12 --dim 8192 [--seed 1] [--threshold 1024] [--reuse]
+--reuse draws one weight matrix and writes it for every layer (a 20 GB model is then
+written at disk speed, not at the speed of drawing 5 billion normal numbers).
 """
 import argparse
 import os
@@ -21,6 +23,7 @@ def main():
     ap.add_argument("--dim", type=int, default=8192)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threshold", type=int, default=1024, help="smallest tensor (bytes) written externally")
+    ap.add_argument("--reuse", action="store_true", help="one weight matrix for every layer")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     data_name = os.path.basename(a.out) + ".data"
@@ -46,8 +49,11 @@ def main():
 
         x = "x"
         scale = 1.0 / np.sqrt(a.dim)
+        shared = None
         for i in range(a.layers):
-            put(f"w{i}", (rng.standard_normal((a.dim, a.dim), dtype=np.float32) * scale).astype(np.float32))
+            if shared is None or not a.reuse:
+                shared = (rng.standard_normal((a.dim, a.dim), dtype=np.float32) * scale).astype(np.float32)
+            put(f"w{i}", shared)
             put(f"b{i}", (rng.standard_normal((a.dim,), dtype=np.float32) * 0.1).astype(np.float32))
             nodes += [
                 helper.make_node("MatMul", [x, f"w{i}"], [f"mm{i}"], name=f"matmul{i}"),

@@ -68,6 +68,16 @@ Tensor Tensor::from_ints(std::vector<std::int64_t> shape, const std::vector<std:
   return t;
 }
 
+TensorBytes TensorBytes::own(std::string bytes) { return TensorBytes(std::make_shared<std::string>(std::move(bytes))); }
+
+char* Tensor::mutable_bytes() {
+  if (!data) return nullptr;
+  // A string this tensor alone holds is written in place; anything else (a view of a
+  // mapped file, bytes other tensors share) is copied first, so no one else sees the write.
+  if (!data.unique_string()) data = TensorBytes::own(std::string(data.view()));
+  return const_cast<char*>(data->data());
+}
+
 bool operator==(const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype || a.shape != b.shape || a.has_data() != b.has_data()) return false;
   return !a.has_data() || a.data == b.data || *a.data == *b.data;

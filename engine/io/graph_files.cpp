@@ -133,7 +133,33 @@ std::string read_file(const std::string& path) {
 namespace {
 
 /// The pieces, in order, as the file at `path`, replaced in one step.
-void write_pieces_atomic(const std::string& path, std::span<const std::string_view> pieces) {
+// Copies `length` bytes from `src` at `offset` to the end of `fd`; false when the kernel
+// cannot copy between these files (another file system, an old kernel): nothing was copied
+// then, and the caller writes the bytes from memory.
+bool copy_range(int src, std::uint64_t offset, int fd, std::uint64_t length, const std::string& path,
+                const std::string& tmp) {
+  auto in = static_cast<off64_t>(offset);
+  bool first = true;
+  while (length > 0) {
+    const std::size_t chunk = length > (std::uint64_t{1} << 30) ? std::size_t{1} << 30 : static_cast<std::size_t>(length);
+    ssize_t n = ::copy_file_range(src, &in, fd, nullptr, chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && first && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP || errno == EBADF))
+      return false;
+    if (n <= 0) {
+      int err = n == 0 ? EIO : errno;  // 0: the source ended early (shrank since it was mapped)
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail_errno(path, "cannot write", err);
+    }
+    first = false;
+    length -= static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+void write_pieces_atomic(const std::string& path, std::span<const std::string_view> pieces,
+                         std::span<const PieceSource> sources = {}) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -150,7 +176,11 @@ void write_pieces_atomic(const std::string& path, std::span<const std::string_vi
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt > 100)) fail_errno(path, "cannot write", errno);
   }
-  for (std::string_view piece : pieces) {
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const std::string_view piece = pieces[k];
+    if (k < sources.size() && sources[k].fd >= 0 && !piece.empty() &&
+        copy_range(sources[k].fd, sources[k].offset, fd, piece.size(), path, tmp))
+      continue;
     const char* p = piece.data();
     std::size_t left = piece.size();
     while (left > 0) {
@@ -191,6 +221,11 @@ void write_file_atomic(const std::string& path, std::span<const std::string> pie
 
 void write_file_atomic(const std::string& path, std::span<const std::string_view> pieces) {
   write_pieces_atomic(path, pieces);
+}
+
+void write_file_atomic(const std::string& path, std::span<const std::string_view> pieces,
+                       std::span<const PieceSource> sources) {
+  write_pieces_atomic(path, pieces, sources);
 }
 
 namespace {

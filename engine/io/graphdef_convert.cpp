@@ -389,7 +389,7 @@ void tensor_to_tf(const Tensor& t, tf::TensorProto& out) {
   // One element goes into the typed field, more into tensor_content: what TensorFlow's
   // own writers do for scalars and arrays, so a file they wrote comes back byte for byte.
   if (t.num_elements() != 1) {
-    out.set_tensor_content(*t.data);
+    out.set_tensor_content(t.data->data(), t.data->size());
     return;
   }
   const char* p = t.data->data();

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "graphfuse/graph.h"
+#include "io/write_pieces.h"
 
 namespace graphfuse::onnx_io {
 
@@ -55,10 +56,20 @@ std::string_view canonical_domain(std::string_view domain);
 /// The opset version the graph imports for `domain` ("" = default ONNX), or -1.
 std::int64_t opset_version(const Graph& g, std::string_view domain);
 
+struct TensorSources;  // io/onnx_external.h
+}  // namespace graphfuse::onnx_io
+namespace graphfuse::io {
+class MappedInput;  // io/mapped_input.h
+}  // namespace graphfuse::io
+namespace graphfuse::onnx_io {
+
 /// Converts a TensorProto to a Tensor, taking raw_data by move (no copy of big tensors)
 /// and converting typed fields (float_data, int64_data, ...) to raw bytes. External data
-/// is read relative to `model_dir`. `what` names the tensor in errors. Throws Error.
-Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, const std::string& what);
+/// is read relative to `model_dir`. With `sources`, external data and the raw_data the
+/// wire reader left in the mapped model file are views of the mapped files (copied only
+/// when not aligned for the element type). `what` names the tensor in errors. Throws Error.
+Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, const std::string& what,
+                         TensorSources* sources = nullptr);
 /// True when tensor_from_proto can represent `t` (numeric types, no segments).
 bool tensor_supported(const onnx::TensorProto& t);
 /// Writes `t` (which must have data) as raw_data; `what` names it in errors. With
@@ -80,8 +91,10 @@ void attribute_to_proto(const std::string& name, const AttrValue& v, onnx::Attri
 void subgraph_outer_names(const onnx::GraphProto& g, std::unordered_set<std::string>& out);
 
 /// ModelProto -> Graph. Consumes `model` (tensor bytes are moved out). `file` names the
-/// source in errors; external data is resolved relative to `model_dir`. The result validates.
-Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir);
+/// source in errors; external data is resolved relative to `model_dir`. `sources` (may be
+/// null) holds the mapped model file the wire reader parsed `model` from. The result validates.
+Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
+                       TensorSources* sources = nullptr);
 /// Graph -> ModelProto: nodes in topological order, initializers from Const nodes,
 /// graph-level data from properties(). Throws Error naming the node on anything unwritable.
 onnx::ModelProto model_from_graph(const Graph& g);
@@ -95,6 +108,9 @@ std::string serialize_model(const Graph& g);
 struct ModelPieces {
   std::deque<std::string> owned;
   std::vector<std::string_view> pieces;
+  /// Parallel to `pieces`: where a piece is in a mapped input file too (tensor bytes
+  /// viewing it), so writing copies it file to file.
+  std::vector<PieceSource> sources;
   std::uint64_t size = 0;
 };
 /// Decides where one initializer's bytes go: false = inline (raw_data); true = elsewhere,
@@ -106,5 +122,8 @@ ModelPieces serialize_model_pieces(const Graph& g, const PlaceInitializer& place
 
 /// Parses a .onnx file (up to 2 GB). Throws Error naming the file.
 onnx::ModelProto read_model_proto(const std::string& path);
+/// Parses the mapped .onnx `file` (named `path` in errors), leaving the raw_data of big
+/// initializers in the file: `sources.raw` says where (onnx_wire.h). Throws Error.
+onnx::ModelProto parse_mapped_model(const io::MappedInput& file, const std::string& path, TensorSources& sources);
 
 }  // namespace graphfuse::onnx_io

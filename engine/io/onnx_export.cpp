@@ -8,6 +8,7 @@
 
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
+#include "io/mapped_input.h"
 #include "io/onnx_contrib_types.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
@@ -358,7 +359,8 @@ ModelPieces serialize_model_pieces(const Graph& g, const PlaceInitializer& place
     const Tensor& t = *ex.data()[static_cast<std::size_t>(i)];
     onnx::TensorProto& tp = *inits.Mutable(i);
     const bool elsewhere = place && place(t, tp);
-    std::string_view raw = elsewhere ? std::string_view{} : std::string_view(*t.data);
+    // Non-null even when empty: a null view marks bytes placed elsewhere below.
+    std::string_view raw = elsewhere ? std::string_view{} : t.data->empty() ? std::string_view("") : *t.data;
     tensor_heads.push_back(own(tp.SerializeAsString()));
     tensor_raw.push_back(raw);
     std::uint64_t len = tensor_heads.back().size() + (elsewhere ? 0 : 1 + varint_size(raw.size()) + raw.size());
@@ -398,10 +400,15 @@ ModelPieces serialize_model_pieces(const Graph& g, const PlaceInitializer& place
     out.pieces.push_back(frame_view(1 + 2 * k));
     out.pieces.push_back(tensor_heads[k]);
     out.pieces.push_back(frame_view(2 + 2 * k));
-    if (!tensor_raw[k].empty()) out.pieces.push_back(tensor_raw[k]);
+    if (!tensor_raw[k].empty()) {
+      out.sources.resize(out.pieces.size());
+      out.pieces.push_back(tensor_raw[k]);
+      out.sources.push_back(io::file_source(ex.data()[k]->data));
+    }
   }
   out.pieces.push_back(gt);
   out.pieces.push_back(model_tail);
+  out.sources.resize(out.pieces.size());
   for (auto p : out.pieces) out.size += p.size();
   return out;
 }

@@ -24,8 +24,9 @@ namespace graphfuse::onnx_io {
 
 namespace fs = std::filesystem;
 
-const ExternalOrigin* external_origin(const Tensor& t) {
-  return t.data ? std::get_deleter<ExternalOrigin>(t.data) : nullptr;
+const io::MappedInput* external_origin(const Tensor& t, std::uint64_t* offset) {
+  const io::MappedInput* m = io::MappedInput::of(t.data, offset);
+  return m && m->data_file() ? m : nullptr;
 }
 
 namespace {
@@ -55,8 +56,8 @@ bool read_at(int fd, char* out, std::uint64_t length, std::uint64_t offset) {
 
 }  // namespace
 
-std::shared_ptr<const std::string> read_external_tensor(const onnx::TensorProto& t, const std::string& model_dir,
-                                                        const std::string& what) {
+TensorBytes read_external_tensor(const onnx::TensorProto& t, const std::string& model_dir, const std::string& what,
+                                 TensorSources* sources) {
   std::string location;
   bool has_offset = false, has_length = false;
   std::int64_t offset = 0, length = 0;
@@ -101,21 +102,32 @@ std::shared_ptr<const std::string> read_external_tensor(const onnx::TensorProto&
                                      ") is past the end of '" + location + "' (" + std::to_string(size) +
                                      " bytes; the data file is shorter than the model says)");
   }
-  // Sizes are checked against the shape by the caller; this only refuses what cannot be
-  // allocated sensibly, before allocating it.
+  // The bytes stay in the file: a view of its mapping (one per file and import), read
+  // only when something looks at them.
+  std::shared_ptr<const io::MappedInput> mapped;
+  if (sources) {
+    auto it = sources->data_files.find(name);
+    if (it == sources->data_files.end()) it = sources->data_files.emplace(name, io::MappedInput::open(name, true)).first;
+    mapped = it->second;
+  } else {
+    mapped = io::MappedInput::open(name, true);
+  }
+  if (mapped && mapped->size() == size) {
+    ::close(fd);
+    return io::MappedInput::view(mapped, off, len);
+  }
+  // Not mappable (an empty file): read. Sizes are checked against the shape by the
+  // caller; this only refuses what cannot be allocated sensibly, before allocating it.
   if (len > (std::uint64_t{1} << 42)) {
     ::close(fd);
     throw Error(SourceLoc{name}, what + ": external data length " + std::to_string(len) + " is too large");
   }
-  std::unique_ptr<std::string> bytes(new std::string(static_cast<std::size_t>(len), '\0'));
+  auto bytes = std::make_shared<std::string>(static_cast<std::size_t>(len), '\0');
   bool ok = read_at(fd, bytes->data(), len, off);
   int err = errno;
   ::close(fd);
   if (!ok) throw Error(SourceLoc{name}, what + ": cannot read external data: " + std::strerror(err));
-  std::error_code ec;
-  fs::path abs = fs::weakly_canonical(fs::absolute(file, ec), ec);
-  if (ec) abs = fs::absolute(file);
-  return std::shared_ptr<const std::string>(bytes.release(), ExternalOrigin{abs.string(), off, len});
+  return TensorBytes(std::move(bytes));
 }
 
 std::string first_external_location(const onnx::GraphProto& gp) {
@@ -161,7 +173,8 @@ void save_model_files(const Graph& g, const std::string& path, const OnnxSaveOpt
   if (mode == "inline") {
     ModelPieces inline_model = serialize_model_pieces(g, {});
     if (inline_model.size <= static_cast<std::uint64_t>(INT_MAX)) {
-      write_file_atomic(path, std::span<const std::string_view>(inline_model.pieces));
+      write_file_atomic(path, std::span<const std::string_view>(inline_model.pieces),
+                        std::span<const PieceSource>(inline_model.sources));
       return;
     }
     if (chosen)
@@ -181,34 +194,38 @@ void save_model_files(const Graph& g, const std::string& path, const OnnxSaveOpt
   if (mode == "same")
     for (NodeId n : g.nodes())
       if (const Tensor* t = g.node(n).attrs.get_if<Tensor>("value"))
-        if (const ExternalOrigin* o = external_origin(*t)) origins.insert(o->file);
+        if (const io::MappedInput* o = external_origin(*t, nullptr)) origins.insert(o->path());
   std::string data_name = out.filename().string() + ".data";
   for (int i = 1; origins.count((abs_dir / data_name).lexically_normal().string()); ++i)
     data_name = out.filename().string() + "." + std::to_string(i) + ".data";
 
   std::vector<std::string_view> data;
+  std::vector<PieceSource> data_sources;
   std::uint64_t data_size = 0;
   auto place = [&](const Tensor& t, onnx::TensorProto& head) -> bool {
     if (mode == "same") {
-      if (const ExternalOrigin* o = external_origin(t)) {
-        fs::path rel = fs::path(o->file).lexically_relative(abs_dir);
+      std::uint64_t at = 0;
+      if (const io::MappedInput* o = external_origin(t, &at)) {
+        fs::path rel = fs::path(o->path()).lexically_relative(abs_dir);
         if (rel.empty() || *rel.begin() == "..")
-          throw Error("--external-data same: tensor '" + head.name() + "' lives in '" + o->file +
+          throw Error("--external-data same: tensor '" + head.name() + "' lives in '" + o->path() +
                       "', outside the output's folder '" + abs_dir.string() +
                       "' (write the output beside the input, or use --external-data external)");
-        set_external(head, rel.generic_string(), o->offset, o->length);
+        set_external(head, rel.generic_string(), at, t.data->size());
         return true;
       }
     }
-    const std::string& bytes = *t.data;
+    const std::string_view bytes = *t.data;
     if (bytes.size() < options.external_threshold || bytes.empty()) return false;
     std::uint64_t offset = data_size;
     if (bytes.size() >= kAlignFrom && offset % kAlignment != 0) {
       std::uint64_t pad = kAlignment - offset % kAlignment;
       data.emplace_back(zeros().data(), pad);
+      data_sources.emplace_back();
       offset += pad;
     }
     data.emplace_back(bytes);
+    data_sources.push_back(io::file_source(t.data));
     data_size = offset + bytes.size();
     set_external(head, data_name, offset, bytes.size());
     return true;
@@ -218,8 +235,11 @@ void save_model_files(const Graph& g, const std::string& path, const OnnxSaveOpt
     throw Error("the model is " + std::to_string(model.size >> 20) +
                 " MiB without its external tensors, over protobuf's 2 GB limit");
   // Data first: a model file never points into a data file that is not there yet.
-  if (!data.empty()) write_file_atomic((dir / data_name).string(), std::span<const std::string_view>(data));
-  write_file_atomic(path, std::span<const std::string_view>(model.pieces));
+  if (!data.empty())
+    write_file_atomic((dir / data_name).string(), std::span<const std::string_view>(data),
+                      std::span<const PieceSource>(data_sources));
+  write_file_atomic(path, std::span<const std::string_view>(model.pieces),
+                    std::span<const PieceSource>(model.sources));
 }
 
 }  // namespace graphfuse::onnx_io

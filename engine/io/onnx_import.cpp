@@ -19,6 +19,7 @@
 #include "io/onnx_node_types.h"
 #include "io/onnx_shapes.h"
 #include "io/onnx_sym_infer.h"
+#include "io/onnx_wire.h"
 
 namespace graphfuse::onnx_io {
 
@@ -41,13 +42,54 @@ onnx::ModelProto read_model_proto(const std::string& path) {
 
 namespace {
 
+void parse_or_fail(std::string_view wire, onnx::ModelProto& model, const std::string& path) {
+  if (wire.size() > static_cast<std::size_t>(INT_MAX))
+    throw Error(SourceLoc{path}, "not a valid ONNX model: protobuf parsing failed (truncated, over 2 GB, or not ONNX)");
+  google::protobuf::io::CodedInputStream coded(reinterpret_cast<const std::uint8_t*>(wire.data()),
+                                               static_cast<int>(wire.size()));
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    throw Error(SourceLoc{path}, "not a valid ONNX model: protobuf parsing failed (truncated, over 2 GB, or not ONNX)");
+}
+
+}  // namespace
+
+onnx::ModelProto parse_mapped_model(const io::MappedInput& file, const std::string& path, TensorSources& sources) {
+  onnx::ModelProto model;
+  // Initializer payloads of this size or more stay in the file; smaller ones (shape
+  // tensors, scalars) are parsed, because libonnx's inference reads their values.
+  constexpr std::uint64_t kLeaveInFile = 4096;
+  std::optional<StrippedModel> stripped = strip_initializer_data(file.bytes(), kLeaveInFile);
+  if (!stripped) {
+    parse_or_fail(file.bytes(), model, path);
+    return model;
+  }
+  parse_or_fail(stripped->bytes, model, path);
+  const auto& inits = model.graph().initializer();
+  for (const LeftInFile& l : stripped->left) {
+    // The wire reader counted what protobuf parsed; a mismatch would be a bug here, and
+    // reading the file whole is then still right.
+    if (l.initializer >= static_cast<std::size_t>(inits.size()) || inits[static_cast<int>(l.initializer)].has_raw_data()) {
+      sources.raw.clear();
+      model.Clear();
+      parse_or_fail(file.bytes(), model, path);
+      return model;
+    }
+    sources.raw[&inits[static_cast<int>(l.initializer)]] = {l.offset, l.length};
+  }
+  return model;
+}
+
+namespace {
+
 // Builds the Graph from a ModelProto it consumes. Ids are claimed in a fixed order
 // (named nodes, unnamed nodes, graph inputs, initializers) so they are deterministic.
 class Importer {
  public:
   Importer(const std::string& file, const std::string& dir, std::vector<InferredType> inferred,
-           std::string inference_error)
-      : file_(file), dir_(dir), inferred_(std::move(inferred)), inference_error_(std::move(inference_error)) {}
+           std::string inference_error, TensorSources& sources)
+      : file_(file), dir_(dir), sources_(sources), inferred_(std::move(inferred)),
+        inference_error_(std::move(inference_error)) {}
 
   Graph run(onnx::ModelProto& model) {
     if (!model.has_graph()) fail("the model has no graph");
@@ -193,7 +235,7 @@ class Importer {
       const std::string what = "initializer '" + t.name() + "'";
       if (values_.count(t.name())) fail(what + " is defined more than once");
       Attributes attrs;
-      Tensor value = tensor_from_proto(t, dir_, what);
+      Tensor value = tensor_from_proto(t, dir_, what, &sources_);
       ValueType type;
       if (auto it = declared_.find(t.name()); it != declared_.end()) {
         type = it->second;
@@ -352,6 +394,7 @@ class Importer {
 
   const std::string& file_;
   const std::string& dir_;
+  TensorSources& sources_;
   Graph g_;
   std::vector<std::string> ids_;
   std::unordered_set<std::string> taken_;
@@ -390,7 +433,7 @@ void check_declared_type(const onnx::ValueInfoProto& vi, const std::string& what
 // An initializer's shape and data must agree before inference reads it: libonnx's Conv
 // inference (convPoolShapeInference) crashed on a weight whose dims, packed and unpacked
 // mixed, described a rank-40 tensor of 0 elements holding 48 bytes.
-void check_initializer(const onnx::TensorProto& t) {
+void check_initializer(const onnx::TensorProto& t, const TensorSources& sources) {
   const std::string what = "initializer '" + t.name() + "'";
   std::uint64_t count = 1;
   for (auto d : t.dims()) {
@@ -402,9 +445,11 @@ void check_initializer(const onnx::TensorProto& t) {
   if (!tensor_supported(t) || t.data_location() == onnx::TensorProto::EXTERNAL) return;  // the importer decides
   const auto dt = static_cast<DType>(t.data_type());
   std::uint64_t have = 0;
-  if (t.has_raw_data()) {
-    have = t.raw_data().size() / dtype_size(dt);
-    if (t.raw_data().size() % dtype_size(dt) != 0) have = count + 1;  // a partial element never matches
+  const auto left_in_file = sources.raw.find(&t);  // raw_data the wire reader left in the file
+  if (left_in_file != sources.raw.end() || t.has_raw_data()) {
+    const std::uint64_t raw = left_in_file != sources.raw.end() ? left_in_file->second.second : t.raw_data().size();
+    have = raw / dtype_size(dt);
+    if (raw % dtype_size(dt) != 0) have = count + 1;  // a partial element never matches
   } else {
     switch (dt) {
       case DType::Float32: have = static_cast<std::uint64_t>(t.float_data_size()); break;
@@ -423,13 +468,13 @@ void check_initializer(const onnx::TensorProto& t) {
 // crashes on some malformed graphs (SIGSEGV in Shape's data propagation on an untyped graph
 // input). ONNX's checker requires all of this too; checking it here, with the node named,
 // turns a crash into an error. The importer repeats the reference checks with ids.
-void check_before_inference(const onnx::ModelProto& model) {
+void check_before_inference(const onnx::ModelProto& model, const TensorSources& sources) {
   if (!model.has_graph()) throw Error("the model has no graph");
   const onnx::GraphProto& gp = model.graph();
   std::unordered_set<std::string> defined, initializers;
   for (const auto& t : gp.initializer()) {
     if (t.name().empty()) throw Error("an initializer has no name");
-    check_initializer(t);
+    check_initializer(t, sources);
     initializers.insert(t.name());
   }
   // The first node reading each name, to say who reads an untyped input.
@@ -487,14 +532,17 @@ void check_before_inference(const onnx::ModelProto& model) {
 
 }  // namespace
 
-Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir) {
+Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
+                       TensorSources* sources) {
+  TensorSources none;
+  if (!sources) sources = &none;
   try {
-    check_before_inference(model);
+    check_before_inference(model, *sources);
     // Inference reads the model before the importer consumes it (moves tensor bytes out).
     std::string inference_error;
     std::vector<InferredType> inferred = infer_value_types(model, &inference_error);
     const std::string external = first_external_location(model.graph());
-    Graph g = Importer(file, model_dir, std::move(inferred), std::move(inference_error)).run(model);
+    Graph g = Importer(file, model_dir, std::move(inferred), std::move(inference_error), *sources).run(model);
     // The form the model came in, which export keeps (docs/big-models.md).
     if (!external.empty()) g.properties().set(std::string(kExternalData), external);
     return g;
@@ -510,8 +558,15 @@ Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const s
 namespace graphfuse {
 
 Graph load_onnx(const std::string& path) {
-  onnx::ModelProto model = onnx_io::read_model_proto(path);
-  return onnx_io::graph_from_model(model, path, std::filesystem::path(path).parent_path().string());
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  onnx_io::TensorSources sources;
+  sources.model = io::MappedInput::open(path, false);
+  if (!sources.model) {  // not a regular file, empty, unreadable: read_model_proto says which
+    onnx::ModelProto model = onnx_io::read_model_proto(path);
+    return onnx_io::graph_from_model(model, path, dir);
+  }
+  onnx::ModelProto model = onnx_io::parse_mapped_model(*sources.model, path, sources);
+  return onnx_io::graph_from_model(model, path, dir, &sources);
 }
 
 }  // namespace graphfuse

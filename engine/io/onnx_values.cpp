@@ -73,7 +73,8 @@ std::int64_t opset_version(const Graph& g, std::string_view domain) {
 
 bool tensor_supported(const onnx::TensorProto& t) { return numeric_dtype(t.data_type()) && !t.has_segment(); }
 
-Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, const std::string& what) {
+Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, const std::string& what,
+                         TensorSources* sources) {
   if (t.has_segment()) throw Error(what + ": segmented tensors are not supported");
   if (!numeric_dtype(t.data_type()))
     throw Error(what + ": tensor element type " + std::to_string(t.data_type()) + " is not supported");
@@ -91,9 +92,14 @@ Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, con
   }
   const std::size_t esz = dtype_size(out.dtype);
   std::string bytes;
-  std::shared_ptr<const std::string> external;  // bytes read from a data file, origin attached
+  TensorBytes mapped;  // a view of a mapped file: external data, or raw_data left in the model file
+  const std::pair<std::uint64_t, std::uint64_t>* left_in_file = nullptr;
+  if (sources)
+    if (auto it = sources->raw.find(&t); it != sources->raw.end()) left_in_file = &it->second;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    external = read_external_tensor(t, model_dir, what);
+    mapped = read_external_tensor(t, model_dir, what, sources);
+  } else if (left_in_file) {
+    mapped = io::MappedInput::view(sources->model, left_in_file->first, left_in_file->second);
   } else if (t.has_raw_data()) {
     bytes = std::move(*t.mutable_raw_data());  // steals the buffer: big weights are never copied
     t.clear_raw_data();
@@ -106,12 +112,12 @@ Tensor tensor_from_proto(onnx::TensorProto& t, const std::string& model_dir, con
       default: bytes = pack(t.int32_data(), esz); break;
     }
   }
-  const std::size_t have = external ? external->size() : bytes.size();
+  const std::size_t have = mapped ? mapped->size() : bytes.size();
   if (have != count * esz)
     throw Error(what + ": tensor has " + std::to_string(have) + " bytes of data, shape " +
                 shape_str(out.shape) + " of " + std::string(dtype_name(out.dtype)) + " needs " +
                 std::to_string(count * esz));
-  out.data = external ? std::move(external) : std::make_shared<const std::string>(std::move(bytes));
+  out.data = mapped ? io::aligned_bytes(std::move(mapped), esz) : TensorBytes::own(std::move(bytes));
   return out;
 }
 
@@ -125,7 +131,7 @@ void tensor_to_proto(const Tensor& t, onnx::TensorProto& out, const std::string&
                 " needs " + std::to_string(expected));
   out.set_data_type(static_cast<std::int32_t>(t.dtype));
   for (auto d : t.shape) out.add_dims(d);
-  if (with_data) out.set_raw_data(*t.data);
+  if (with_data) out.set_raw_data(t.data->data(), t.data->size());
 }
 
 bool value_type_from_proto(const onnx::TypeProto& tp, ValueType& out) {

@@ -219,7 +219,7 @@ Graph load_tfjs_model(const std::string& path) {
       d.mutable_value()->set_i(written);
     }
     for (auto d : w.tensor.shape) t.mutable_tensor_shape()->add_dim()->set_size(d);
-    t.set_tensor_content(*w.tensor.data);
+    t.set_tensor_content(w.tensor.data->data(), w.tensor.data->size());
     if (!w.quantization.empty()) {
       tf::AttrEntry& q = *nd.add_attr();
       q.set_key(std::string(tf_io::kTfjsQuantization));

@@ -34,13 +34,13 @@ std::string read_bytes(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-void write_bytes(const std::string& path, const std::string& bytes) {
+void write_bytes(const std::string& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw Error(SourceLoc{path}, "cannot write");
 }
 
-std::string f32_to_f64(const std::string& bytes) {
+std::string f32_to_f64(std::string_view bytes) {
   std::string out(bytes.size() * 2, '\0');
   for (std::size_t i = 0; i < bytes.size() / 4; ++i) {
     float f;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -27,16 +28,75 @@ std::optional<DType> dtype_from_name(std::string_view name);
 /// Bytes per element (0 for String/Undefined).
 std::size_t dtype_size(DType t);
 
+/// A tensor's bytes: a read-only view kept alive by a shared owner. The owner is either a
+/// std::string (bytes a reader decoded or a rewrite computed) or a mapping of the input
+/// file (weights by reference: a loaded model's weights stay in the page cache, and no
+/// byte is read or copied until something looks at it; docs/big-models.md). Copies share
+/// the owner and never copy bytes.
+///
+/// It reads like the `shared_ptr<const std::string>` it replaced: `data->data()`,
+/// `data->size()`, `*data` (a string_view), `if (data)`, `data = make_shared<std::string>(..)`.
+class TensorBytes {
+ public:
+  TensorBytes() = default;
+  TensorBytes(std::nullptr_t) {}
+  /// Shares the string `s` (null gives no bytes).
+  template <class S, class = std::enable_if_t<std::is_convertible_v<S*, const std::string*>>>
+  TensorBytes(std::shared_ptr<S> s)
+      : owner_(s), view_(s ? std::string_view(*s) : std::string_view{}) {
+    if constexpr (!std::is_const_v<S>) string_ = s.get();
+  }
+  /// `view`, kept alive by `owner` (a file mapping, a buffer holding it); a null owner
+  /// gives no bytes.
+  TensorBytes(std::shared_ptr<const void> owner, std::string_view view)
+      : owner_(std::move(owner)), view_(owner_ ? view : std::string_view{}) {}
+  /// A new string holding `bytes`.
+  static TensorBytes own(std::string bytes);
+
+  const std::string_view* operator->() const { return &view_; }
+  const std::string_view& operator*() const { return view_; }
+  std::string_view view() const { return view_; }
+  explicit operator bool() const { return owner_ != nullptr; }
+  void reset() { *this = TensorBytes(); }
+  /// What keeps the bytes alive: readers tag it (the file a mapping shows) so writers can
+  /// tell where unchanged bytes already are.
+  const std::shared_ptr<const void>& owner() const { return owner_; }
+  /// True when the bytes are those of a whole, non-const string this alone holds: writing
+  /// them in place is then defined and seen by no one else.
+  bool unique_string() const {
+    return string_ && owner_.use_count() == 1 && view_.data() == string_->data() && view_.size() == string_->size();
+  }
+  /// Keeps the bytes alive and points at them: a key for caches of data derived from them
+  /// (packed weights), distinct for distinct views of one mapping.
+  operator std::shared_ptr<const void>() const { return std::shared_ptr<const void>(owner_, view_.data()); }
+  /// The same bytes in the same place (not a comparison of contents: compare *a == *b).
+  friend bool operator==(const TensorBytes& a, const TensorBytes& b) {
+    return a.owner_ == b.owner_ && a.view_.data() == b.view_.data() && a.view_.size() == b.view_.size();
+  }
+  friend bool operator==(const TensorBytes& a, std::nullptr_t) { return !a.owner_; }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::string_view view_;
+  const std::string* string_ = nullptr;  // the owner, when it is a non-const string
+};
+
 /// A dense tensor. `data` may be null when only the shape is known (a TF-style Const
 /// with a `shape` attribute); the bytes are shared, never copied on graph copies.
 struct Tensor {
   DType dtype = DType::Float32;
   std::vector<std::int64_t> shape;
-  /// Raw little-endian element bytes, row-major; null when the tensor has no data.
-  std::shared_ptr<const std::string> data;
+  /// Raw little-endian element bytes, row-major; null when the tensor has no data. May be
+  /// a view of the mapped input file: read-only, whatever its owner.
+  TensorBytes data;
 
   std::int64_t num_elements() const;
-  bool has_data() const { return data != nullptr; }
+  bool has_data() const { return static_cast<bool>(data); }
+  /// The bytes (empty when there are none).
+  std::string_view bytes() const { return data.view(); }
+  /// Writable bytes: first a private copy unless this tensor alone owns a string holding
+  /// them (a view of a mapped file is never written). Null when the tensor has no data.
+  char* mutable_bytes();
   template <class T>
   const T* as() const { return data ? reinterpret_cast<const T*>(data->data()) : nullptr; }
   /// A float32 tensor owning a copy of `values`.
