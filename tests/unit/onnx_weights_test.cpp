@@ -63,7 +63,7 @@ onnx::ModelProto model(int rows, const std::string& w_raw, const std::string& b_
   return m;
 }
 
-void write(const fs::path& p, const std::string& bytes) {
+void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
@@ -111,7 +111,7 @@ TEST_F(WeightsByReference, BigInlineRawDataIsAViewOfTheModelFile) {
   const int rows = 64;  // w0: 16 KiB, left in the file; b0: 256 bytes, parsed
   const std::string w = pattern(rows * rows * 4, 1), b = pattern(rows * 4, 2);
   const fs::path path = dir_ / "m.onnx";
-  write(path, model(rows, w, b).SerializeAsString());
+  write_bytes(path, model(rows, w, b).SerializeAsString());
   const std::string file = testutil::slurp(path);
   const std::size_t at = file.find(w);
   ASSERT_NE(at, std::string::npos);
@@ -156,8 +156,8 @@ TEST_F(WeightsByReference, ExternalDataIsAViewAndSamePointsAtIt) {
     kv->set_key(k);
     kv->set_value(v);
   }
-  write(dir_ / "m.onnx.data", std::string(4096, '\0') + w);
-  write(dir_ / "m.onnx", m.SerializeAsString());
+  write_bytes(dir_ / "m.onnx.data", std::string(4096, '\0') + w);
+  write_bytes(dir_ / "m.onnx", m.SerializeAsString());
 
   Graph g = load_onnx((dir_ / "m.onnx").string());
   std::uint64_t offset = 0;
