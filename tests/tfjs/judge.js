@@ -240,4 +240,13 @@ async function main() {
   process.exit(allOk ? 0 : 1);
 }
 
-main().catch((e) => fail(e.stack || String(e)));
+// bench/tf/latency.js reuses the loading, inputs and running; run directly, this is the judge.
+module.exports = { parseArgs, fileHandler, makeInputs, runOnce, compare,
+  // TF.js resolved from this folder's node_modules (tests/tfjs/install.sh), whoever requires.
+  loadTf: (threads) => {
+    const tf = require('@tensorflow/tfjs-core');
+    require('@tensorflow/tfjs-backend-cpu');
+    require('@tensorflow/tfjs-backend-wasm').setThreadsCount(threads);
+    return { tf, converter: require('@tensorflow/tfjs-converter') };
+  } };
+if (require.main === module) main().catch((e) => fail(e.stack || String(e)));
