@@ -55,6 +55,21 @@ def rms_decomposed(x, w, out, eps, p):
     ], [const(p + "two", 2.0), const(p + "eps", eps), const(p + "one", 1.0)]
 
 
+def ln_decomposed(x, gamma, beta, out, eps, p):
+    """A last-axis layer norm as exporters write it before opset 17 (torch at opset 14: ViT)."""
+    return [
+        helper.make_node("ReduceMean", [x], [p + "mean"], axes=[-1], keepdims=1),
+        helper.make_node("Sub", [x, p + "mean"], [p + "d"]),
+        helper.make_node("Pow", [p + "d", p + "two"], [p + "sq"]),
+        helper.make_node("ReduceMean", [p + "sq"], [p + "var"], axes=[-1], keepdims=1),
+        helper.make_node("Add", [p + "var", p + "eps"], [p + "ve"]),
+        helper.make_node("Sqrt", [p + "ve"], [p + "std"]),
+        helper.make_node("Div", [p + "d", p + "std"], [p + "n"]),
+        helper.make_node("Mul", [p + "n", gamma], [p + "sc"]),
+        helper.make_node("Add", [p + "sc", beta], [out]),
+    ], [const(p + "two", 2.0), const(p + "eps", eps)]
+
+
 def tanh_gelu(x, out, p):
     """GPT-2's tanh GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return [
@@ -96,6 +111,21 @@ def pair(op, b, s, h, heads, rng):
         unfused = model([helper.make_node("Add", ["x", "skip"], ["sum"]),
                          helper.make_node("LayerNormalization", ["sum", "gamma", "beta"], ["y"],
                                           axis=-1, epsilon=1e-5)], ins, [y], [gamma, beta])
+    elif op in ("SkipLayerNormalizationDecomposed", "SkipLayerNormalizationDecomposedSum"):
+        # rules/onnx/layernorm.yaml's onnx_skip_layernorm_decomposed at opset 14 (no
+        # LayerNormalization): the residual Add and the ten-node norm. ...Sum is the pre-LN block
+        # (ViT, GPT-2): the residual sum is read on, and becomes the fused node's output 3
+        # (onnx_skip_layernorm_sum).
+        with_sum = op.endswith("Sum")
+        feeds["skip"] = rng.standard_normal((b, s, h)).astype(np.float32)
+        ins = [x, vi("skip", [b, s, h])]
+        outs = [y] + ([vi("sum", None)] if with_sum else [])
+        fused = model([helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta"],
+                                        ["y", "", "", "sum"] if with_sum else ["y"], domain=MS, epsilon=1e-5)],
+                      ins, outs, [gamma, beta], opset=14)
+        nodes, inits = ln_decomposed("sum", "gamma", "beta", "y", 1e-5, "l_")
+        unfused = model([helper.make_node("Add", ["x", "skip"], ["sum"])] + nodes, ins, outs,
+                        [gamma, beta] + inits, opset=14)
     elif op == "SkipSimplifiedLayerNormalization":
         feeds["skip"] = rng.standard_normal((b, s, h)).astype(np.float32)
         ins = [x, vi("skip", [b, s, h])]
@@ -196,7 +226,8 @@ def pair(op, b, s, h, heads, rng):
     return fused, unfused, feeds
 
 
-OPS = ["SkipLayerNormalization", "SkipLayerNormalizationBroadcast", "SkipSimplifiedLayerNormalization",
+OPS = ["SkipLayerNormalization", "SkipLayerNormalizationDecomposed", "SkipLayerNormalizationDecomposedSum",
+       "SkipLayerNormalizationBroadcast", "SkipSimplifiedLayerNormalization",
        "SimplifiedLayerNormalization", "SelfSkipSimplifiedLayerNormalization", "FastGelu", "BiasFastGelu",
        "BiasGelu", "Attention", "EmbedLayerNormalization"]
 HIDDEN = {"SkipSimplifiedLayerNormalization": 2048, "SimplifiedLayerNormalization": 2048,  # Llama

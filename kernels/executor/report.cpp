@@ -1,7 +1,9 @@
 // Timing summaries (run --bench) and output comparison (verify).
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
+#include <memory>
 
 #include "core/util.h"
 #include "graphfuse/kernels/executor.h"
@@ -15,21 +17,26 @@ double median(std::vector<double> v) {
   const std::size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
-}  // namespace
 
-BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs,
-                        const ExecOptions& options, int runs) {
-  check(runs > 0, "bench needs at least one run");
-  Executor ex(g, options);
-  const std::vector<Tensor> in = inputs.empty() ? make_random_inputs(g, options.seed, options) : inputs;
-  ex.run(in);  // warm-up: builds primitives, reorders constant weights
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// One graph's executor and what its runs measured.
+struct Bench {
+  explicit Bench(const Graph& g, const ExecOptions& o) : ex(g, o) {}
+  Executor ex;
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> per_op;
   std::map<std::string, int> counts;
-  for (int r = 0; r < runs; ++r) {
+
+  void run(const std::vector<Tensor>& in, BenchClock clock) {
     RunProfile prof;
+    const double c0 = clock == BenchClock::Cpu ? cpu_ms() : 0.0;
     ex.run(in, &prof);
-    totals.push_back(prof.total_ms);
+    totals.push_back(clock == BenchClock::Cpu ? cpu_ms() - c0 : prof.total_ms);
     std::map<std::string, double> sums;
     std::map<std::string, int> cnt;
     for (const auto& nt : prof.nodes) {
@@ -39,14 +46,40 @@ BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs,
     for (const auto& [op, ms] : sums) per_op[op].push_back(ms);
     counts = cnt;
   }
-  BenchReport rep;
-  rep.runs = runs;
-  rep.median_ms = median(totals);
-  rep.min_ms = *std::min_element(totals.begin(), totals.end());
-  for (const auto& [op, v] : per_op) rep.ops.push_back({op, counts[op], median(v)});
-  std::sort(rep.ops.begin(), rep.ops.end(),
-            [](const auto& a, const auto& b) { return a.median_ms > b.median_ms; });
-  return rep;
+
+  BenchReport report(int runs) const {
+    BenchReport rep;
+    rep.runs = runs;
+    rep.median_ms = median(totals);
+    rep.min_ms = *std::min_element(totals.begin(), totals.end());
+    for (const auto& [op, v] : per_op) rep.ops.push_back({op, counts.at(op), median(v)});
+    std::sort(rep.ops.begin(), rep.ops.end(), [](const auto& a, const auto& b) { return a.median_ms > b.median_ms; });
+    return rep;
+  }
+};
+}  // namespace
+
+std::vector<BenchReport> bench_graphs(const std::vector<const Graph*>& graphs, const std::vector<Tensor>& inputs,
+                                      const ExecOptions& options, int runs, BenchClock clock) {
+  check(runs > 0, "bench needs at least one run");
+  check(!graphs.empty(), "bench needs a graph");
+  const std::vector<Tensor> in = inputs.empty() ? make_random_inputs(*graphs[0], options.seed, options) : inputs;
+  std::vector<std::unique_ptr<Bench>> benches;
+  for (const Graph* g : graphs) {
+    benches.push_back(std::make_unique<Bench>(*g, options));
+    benches.back()->ex.run(in);  // warm-up: builds primitives, reorders constant weights
+  }
+  const std::size_t n = benches.size();
+  for (int r = 0; r < runs; ++r)
+    for (std::size_t k = 0; k < n; ++k) benches[(k + static_cast<std::size_t>(r)) % n]->run(in, clock);
+  std::vector<BenchReport> out;
+  for (const auto& b : benches) out.push_back(b->report(runs));
+  return out;
+}
+
+BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs, const ExecOptions& options, int runs,
+                        BenchClock clock) {
+  return bench_graphs({&g}, inputs, options, runs, clock).front();
 }
 
 std::vector<TensorDiff> compare_outputs(const std::vector<Tensor>& actual,

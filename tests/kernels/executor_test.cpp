@@ -170,6 +170,24 @@ TEST(Executor, BenchReportsPerOpMedians) {
   for (const auto& op : rep.ops) EXPECT_EQ(op.count, 1) << op.op;
 }
 
+// Two graphs benched together (runs interleaved, CPU clock): one report each, in the order
+// given, each with its own ops.
+TEST(Executor, BenchGraphsInterleavedReportsEach) {
+  const Graph fused = tf_graph(true);
+  const Graph plain = tf_graph(false);
+  auto reps = gk::bench_graphs({&plain, &fused}, {}, {gk::KernelSet::Fast, 1, 0, {}}, 4, gk::BenchClock::Cpu);
+  ASSERT_EQ(reps.size(), 2u);
+  EXPECT_EQ(reps[0].runs, 4);
+  EXPECT_EQ(reps[1].runs, 4);
+  EXPECT_EQ(reps[0].ops.size(), 3u);
+  EXPECT_LT(reps[1].ops.size(), reps[0].ops.size());
+  for (const auto& r : reps) {
+    EXPECT_GT(r.median_ms, 0.0);
+    EXPECT_LE(r.min_ms, r.median_ms);
+  }
+  EXPECT_THROW(gk::bench_graphs({}, {}, {gk::KernelSet::Fast, 1, 0, {}}, 1), graphfuse::Error);
+}
+
 TEST(Executor, CompareReportsErrors) {
   auto d = gk::compare_outputs({T({3}, {1.0f, 2.0f, 0.0f})}, {T({3}, {1.0f, 2.001f, 1e-7f})}, 1e-4, 1e-6);
   EXPECT_FALSE(d[0].pass);

@@ -108,9 +108,20 @@ struct BenchReport {
   std::vector<OpTime> ops;
 };
 
+/// What a bench run's total is timed by: wall time, or the process's CPU time (on a
+/// shared machine wall time also measures how often the scheduler runs us; with one
+/// thread, CPU time measures what the kernels cost). Per-op times are always wall time.
+enum class BenchClock { Wall, Cpu };
+
 /// Runs g `runs` times (after one warm-up run) on the same inputs and summarizes.
 BenchReport bench_graph(const Graph& g, const std::vector<Tensor>& inputs,
-                        const ExecOptions& options, int runs);
+                        const ExecOptions& options, int runs, BenchClock clock = BenchClock::Wall);
+
+/// The same for several graphs on the same inputs, their runs interleaved (run r of every
+/// graph before run r + 1 of any, the first graph switching each time), so that background
+/// load hits all alike. One report per graph, in order.
+std::vector<BenchReport> bench_graphs(const std::vector<const Graph*>& graphs, const std::vector<Tensor>& inputs,
+                                      const ExecOptions& options, int runs, BenchClock clock = BenchClock::Wall);
 
 /// Difference between one actual and one expected tensor.
 struct TensorDiff {
