@@ -1,35 +1,37 @@
 #!/usr/bin/env node
 // Which rules/tf fusions pay in TensorFlow.js: each fused form against the ops it replaces,
 // alone, on shapes taken from the real models (MobileNet / BlazeFace-sized NHWC tensors), with
-// TF.js's wasm backend (XNNPACK) in node on 1 thread. The two forms are timed interleaved
-// (A, B, A, B, ...) in one process and the medians compared, so a change of machine load
-// touches both alike.
-//   usage: node bench/tf/fusion_pay.js [--runs N] [--backend wasm|cpu] [--threads T] [--clock wall|cpu] [--json]
-// --clock cpu times the process's CPU time (less disturbed by other load than wall time).
-// Needs tests/tfjs/node_modules (tests/tfjs/install.sh). Prints one row per case:
-// unfused ms, fused ms (medians of N), fused / unfused.
+// TF.js's wasm backend (XNNPACK) in node on 1 thread. The unfused form (A), the unfused form
+// again (A2) and the fused one (B) are timed in rounds in one process, each round in another
+// of the six orders (bench/tf/stats.js), so a change of machine load touches all alike.
+//   usage: node bench/tf/fusion_pay.js [--runs N] [--budget S] [--backend wasm|cpu] [--threads T]
+//          [--clock wall|cpu] [--filter REGEX] [--json]
+// --runs N rounds (default 31), or with --budget S rounds until S seconds are measured per case
+// (at least N, at most 5000); --filter: only the cases whose name it matches; --clock cpu times the
+// process's CPU time (less disturbed by other load than wall time). Needs
+// tests/tfjs/node_modules (tests/tfjs/install.sh). Prints one row per case: unfused ms, fused
+// ms (medians), fused / unfused with its 95% interval, unfused again / unfused (the noise
+// floor) with its interval, and the verdict (slower / same / faster, as latency.js's).
 'use strict';
 
 const path = require('path');
 const modules = path.join(__dirname, '../../tests/tfjs/node_modules');
 const need = (m) => require(path.join(modules, m));
+const stats = require(path.join(__dirname, 'stats.js'));
 
 function args(argv) {
-  const o = { runs: 31, backend: 'wasm', threads: 1, json: false, clock: 'wall' };
+  const o = { runs: 31, budget: 0, backend: 'wasm', threads: 1, json: false, clock: 'wall' };
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--runs') o.runs = Number(argv[++i]);
+    else if (argv[i] === '--budget') o.budget = Number(argv[++i]);
     else if (argv[i] === '--backend') o.backend = argv[++i];
     else if (argv[i] === '--threads') o.threads = Number(argv[++i]);
     else if (argv[i] === '--json') o.json = true;
     else if (argv[i] === '--clock') o.clock = argv[++i];
+    else if (argv[i] === '--filter') o.filter = new RegExp(argv[++i]);
     else { console.error(`fusion_pay.js: unknown argument ${argv[i]}`); process.exit(2); }
   }
   return o;
-}
-
-function median(v) {
-  const s = [...v].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 async function main() {
@@ -46,6 +48,7 @@ async function main() {
   const x56 = r([1, 56, 56, 64]), x112 = r([1, 112, 112, 32]), x28 = r([1, 28, 28, 128]);
   const w1x1 = r([1, 1, 64, 64]), w3x3 = r([3, 3, 32, 32]), dw = r([3, 3, 128, 1]), dw32 = r([3, 3, 32, 1]);
   const b64 = r([64]), b32 = r([32]), b128 = r([128]), s128 = r([128]);
+  const x64 = r([1, 64, 64, 96]), w96 = r([1, 1, 96, 17]), b17 = r([17]);
   const a = r([1, 1024]), wm = r([1024, 256]), bm = r([256]);
   const pads = [[0, 0], [1, 1], [1, 1], [0, 0]];
   const explicit = [[0, 0], [1, 1], [1, 1], [0, 0]];
@@ -60,6 +63,9 @@ async function main() {
     ['tf_conv2d_activation_zero_bias: conv 3x3 32->32 + sigmoid (112x112)',
       () => tf.sigmoid(tf.conv2d(x112, w3x3, 1, 'same')),
       () => tf.fused.conv2d({ x: x112, filter: w3x3, strides: 1, pad: 'same', bias: tf.zeros([32]), activation: 'sigmoid' })],
+    ['tf_fusedconv2d_activation: fused conv 1x1 96->17 + bias, then sigmoid (64x64, movenet-thunder\'s heatmap head)',
+      () => tf.sigmoid(tf.fused.conv2d({ x: x64, filter: w96, strides: 1, pad: 'same', bias: b17 })),
+      () => tf.fused.conv2d({ x: x64, filter: w96, strides: 1, pad: 'same', bias: b17, activation: 'sigmoid' })],
     ['tf_depthwise_bias_activation: depthwise 3x3 128 + bias + relu6 (28x28)',
       () => tf.relu6(tf.add(tf.depthwiseConv2d(x28, dw, 1, 'same'), b128)),
       () => tf.fused.depthwiseConv2d({ x: x28, filter: dw, strides: 1, pad: 'same', bias: b128, activation: 'relu6' })],
@@ -80,7 +86,7 @@ async function main() {
       () => tf.fused.matMul({ a, b: wm, bias: bm, activation: 'sigmoid' })],
   ];
   const rows = [];
-  for (const [name, unfused, fused] of cases) {
+  for (const [name, unfused, fused] of cases.filter(([name]) => !o.filter || o.filter.test(name))) {
     const run = (f) => {
       const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
       const y = tf.tidy(f);
@@ -93,15 +99,19 @@ async function main() {
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };
     run(unfused); run(fused);  // warm-up: kernels set up, XNNPACK operators cached
-    const ta = [], tb = [];
-    for (let k = 0; k < o.runs; ++k) { ta.push(run(unfused)); tb.push(run(fused)); }
-    const ma = median(ta), mb = median(tb);
-    rows.push({ name, unfused_ms: ma, fused_ms: mb, ratio: mb / ma });
+    const forms = [unfused, unfused, fused];
+    const t = await stats.rounds(async (k) => run(forms[k]), o.runs, o.budget * 1e3, 5000);
+    const s = stats.summarize(t);
+    rows.push({ name, runs: s.runs, unfused_ms: s.original_ms, fused_ms: s.rewritten_ms, ratio: s.ratio, ratio_lo: s.ratio_lo,
+                ratio_hi: s.ratio_hi, noise: s.noise, noise_lo: s.noise_lo, noise_hi: s.noise_hi, verdict: s.verdict });
   }
-  if (o.json) { for (const r of rows) console.log(JSON.stringify({ backend: o.backend, threads: o.threads, runs: o.runs, ...r })); return; }
-  console.log(`| fusion (TF.js ${o.backend}, ${o.threads} thread(s), ${o.clock} time, median of ${o.runs}) | unfused ms | fused ms | fused / unfused |`);
-  console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.name} | ${r.unfused_ms.toFixed(3)} | ${r.fused_ms.toFixed(3)} | ${r.ratio.toFixed(2)} |`);
+  if (o.json) { for (const r of rows) console.log(JSON.stringify({ backend: o.backend, threads: o.threads, clock: o.clock, ...r })); return; }
+  console.log(`| fusion (TF.js ${o.backend}, ${o.threads} thread(s), ${o.clock} time) | rounds | unfused ms | fused ms | fused / unfused [95% interval] | unfused again / unfused [95% interval] | verdict |`);
+  console.log('|---|---|---|---|---|---|---|');
+  const f = (x) => x.toFixed(3);
+  for (const r of rows)
+    console.log(`| ${r.name} | ${r.runs} | ${f(r.unfused_ms)} | ${f(r.fused_ms)} | ${f(r.ratio)} [${f(r.ratio_lo)}, ${f(r.ratio_hi)}] | ` +
+                `${f(r.noise)} [${f(r.noise_lo)}, ${f(r.noise_hi)}] | ${r.verdict} |`);
 }
 
 main().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });

@@ -7,17 +7,16 @@
 //   usage: node bench/tf/latency.js ORIGINAL/model.json REWRITTEN/model.json [--runs N]
 //          [--budget S] [--max-runs N] [--clock cpu|wall] [--threads T] [--backends wasm|cpu]
 //          [--shape N=D,..] [--fill N=V] [--json]
-// --budget S: about as many rounds as S seconds of the clock hold (estimated from the faster of
-// two warm-up rounds),
-// at least --runs and at most --max-runs (2000): a small model gets many rounds, so its
-// interval is as narrow as a large one's. Defaults: 31 rounds, CPU time of the process (what
+// --budget S: rounds until the times measured add up to S seconds of the clock, at least
+// --runs and at most --max-runs (2000): a small model gets many rounds, so its interval is as
+// narrow as a large one's. Defaults: 31 rounds, CPU time of the process (what
 // the kernels cost: on 1 wasm thread they run on the calling thread, and CPU time is far less
 // disturbed than wall time by the other processes of a loaded machine), wasm backend, 1
 // thread. Reports:
 //   ms of A, A2 and B: medians of the rounds;
 //   B / A: the median of the per-round ratios with its 95% confidence interval (distribution-
-//     free: order statistics of the sorted ratios, binomial ranks), so a load change that
-//     touches one round touches both of its terms;
+//     free: order statistics of the sorted ratios, binomial ranks; bench/tf/stats.js), so a
+//     load change that touches one round touches both of its terms;
 //   A2 / A: the same for the repeat of the original against itself, the noise floor: a ratio
 //     that an identical graph reaches on this machine at this moment;
 //   spread: the interquartile range of A's times over their median.
@@ -28,22 +27,7 @@
 
 const path = require('path');
 const judge = require(path.join(__dirname, '../../tests/tfjs/judge.js'));
-
-const PERMS = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
-
-function quantile(sorted, q) {
-  const x = q * (sorted.length - 1), i = Math.floor(x);
-  return i + 1 < sorted.length ? sorted[i] + (x - i) * (sorted[i + 1] - sorted[i]) : sorted[i];
-}
-
-// The median of v and a confidence interval of at least 95% for it: the k-th smallest and
-// k-th largest values, k = floor((n - 1.96 sqrt(n)) / 2) (the normal approximation of the
-// binomial(n, 1/2) the count below the true median follows; n = 31: the 10th and 22nd, 97%).
-function medianCI(v) {
-  const s = [...v].sort((a, b) => a - b), n = s.length;
-  const k = Math.max(1, Math.floor((n - 1.96 * Math.sqrt(n)) / 2));
-  return { median: quantile(s, 0.5), lo: s[k - 1], hi: s[n - k] };
-}
+const stats = require(path.join(__dirname, 'stats.js'));
 
 async function timeOne(tf, model, feeds, clock) {
   if (clock === 'cpu') {
@@ -87,37 +71,18 @@ async function main() {
   const models = [];
   for (const f of files) models.push(await converter.loadGraphModel(judge.fileHandler(tf, f)));
   const feeds = judge.makeInputs(tf, models[0], o);
-  // Two warm-up runs each: kernels set up, XNNPACK operators created and cached. The second
-  // one's time sizes the rounds to the budget.
-  let round = Infinity;
-  for (let w = 0; w < 2; ++w) {
-    let t = 0;
-    for (const m of models) t += await timeOne(tf, m, feeds, o.clock);
-    round = Math.min(round, t);
-  }
-  if (budget > 0) o.runs = Math.min(maxRuns, Math.max(o.runs, Math.floor(budget * 1e3 / Math.max(round, 1e-3))));
-  const t = [[], [], []];
-  for (let r = 0; r < o.runs; ++r)
-    for (const k of PERMS[r % PERMS.length]) t[k].push(await timeOne(tf, models[k], feeds, o.clock));
+  // Two warm-up runs each: kernels set up, XNNPACK operators created and cached.
+  for (let w = 0; w < 2; ++w) for (const m of models) await judge.runOnce(tf, m, feeds);
+  const t = await stats.rounds((k) => timeOne(tf, models[k], feeds, o.clock), o.runs, budget * 1e3, Math.max(o.runs, maxRuns));
   for (const x of Object.values(feeds)) x.dispose();
-  const ratio = medianCI(t[2].map((b, r) => b / t[0][r]));
-  const noise = medianCI(t[1].map((a2, r) => a2 / t[0][r]));
-  const a = [...t[0]].sort((x, y) => x - y);
-  const ms = t.map((v) => medianCI(v).median);
-  let verdict = 'same';
-  if (ratio.lo > 1 && ratio.median > noise.hi) verdict = 'slower';
-  else if (ratio.hi < 1 && ratio.median < noise.lo) verdict = 'faster';
-  const r = { backend: o.backends[0], threads: o.threads, clock: o.clock, runs: o.runs,
-              original_ms: ms[0], repeat_ms: ms[1], rewritten_ms: ms[2],
-              ratio: ratio.median, ratio_lo: ratio.lo, ratio_hi: ratio.hi,
-              noise: noise.median, noise_lo: noise.lo, noise_hi: noise.hi,
-              spread: (quantile(a, 0.75) - quantile(a, 0.25)) / ms[0], verdict };
+  const r = { backend: o.backends[0], threads: o.threads, clock: o.clock, ...stats.summarize(t) };
+  const ms = [r.original_ms, r.repeat_ms, r.rewritten_ms];
   if (o.json) { console.log(JSON.stringify(r)); return; }
   const f = (x) => x.toFixed(2);
   console.log(`${r.backend}, ${r.threads} thread(s), ${r.clock} time, ${r.runs} rounds: original ${f(ms[0])} ms, ` +
-              `again ${f(ms[1])} ms, rewritten ${f(ms[2])} ms; rewritten / original ${f(ratio.median)} ` +
-              `[${f(ratio.lo)}, ${f(ratio.hi)}], original again / original ${f(noise.median)} [${f(noise.lo)}, ` +
-              `${f(noise.hi)}], spread ${(100 * r.spread).toFixed(1)}%: ${verdict}`);
+              `again ${f(ms[1])} ms, rewritten ${f(ms[2])} ms; rewritten / original ${f(r.ratio)} ` +
+              `[${f(r.ratio_lo)}, ${f(r.ratio_hi)}], original again / original ${f(r.noise)} [${f(r.noise_lo)}, ` +
+              `${f(r.noise_hi)}], spread ${(100 * r.spread).toFixed(1)}%: ${r.verdict}`);
 }
 
 main().catch((e) => { console.error(`latency.js: ${e.stack || e}`); process.exit(1); });
