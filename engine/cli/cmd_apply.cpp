@@ -1,6 +1,7 @@
 // `graphfuse apply`: load rules and a graph, rewrite to a fixed point, save atomically;
 // optionally print statistics, a trace, and a progress line.
 #include <chrono>
+#include <future>
 #include <iomanip>
 #include <iostream>
 
@@ -42,6 +43,10 @@ double ms_since(Clock::time_point t) {
 int run_apply(ApplyOptions o) {
   Progress progress(o.quiet);
   auto t0 = Clock::now();
+  // libonnx's schema registry, which the ONNX import needs, is built on a second thread
+  // while the rules load (docs/big-models.md, "Load and save time").
+  std::future<void> schemas;
+  if (o.input.size() > 5 && o.input.ends_with(".onnx")) schemas = std::async(std::launch::async, prepare_onnx_schemas);
   progress.phase("loading rules");
   RuleSet rules = load_rule_files(o.rules);
   progress.phase("loading " + o.input);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 namespace graphfuse::io {
@@ -67,15 +69,67 @@ const MappedInput* MappedInput::of(const TensorBytes& b, std::uint64_t* offset) 
   return m;
 }
 
+namespace {
+
+// An aligned copy of a view that remembers where in the file its bytes are, so a writer
+// still copies them file to file (file_source) rather than from this process's memory.
+// Only file_source knows it: MappedInput::of (--external-data same) treats it as new bytes,
+// as it treated the plain copy this replaced.
+struct AlignedCopy {
+  std::shared_ptr<const MappedInput> from;
+  std::uint64_t offset = 0;
+  std::unique_ptr<char[]> bytes;  // new char[]: aligned for every element type
+  std::size_t size = 0;
+};
+struct DeleteCopy {
+  void operator()(const AlignedCopy* c) const { delete c; }
+};
+
+// pread from the file's page cache into `to`: unlike a copy out of the mapping, it maps
+// no page of the input (no page faults on it). False on a short read or an error.
+bool read_at(int fd, char* to, std::size_t n, std::uint64_t offset) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(offset));
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR) continue;
+      return false;
+    }
+    to += got;
+    n -= static_cast<std::size_t>(got);
+    offset += static_cast<std::uint64_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
 TensorBytes aligned_bytes(TensorBytes b, std::size_t element_size) {
   if (!b || element_size <= 1 || reinterpret_cast<std::uintptr_t>(b->data()) % element_size == 0) return b;
-  return TensorBytes::own(std::string(b.view()));
+  std::uint64_t offset = 0;
+  const MappedInput* m = MappedInput::of(b, &offset);
+  if (!m) return TensorBytes::own(std::string(b.view()));
+  auto copy = std::shared_ptr<AlignedCopy>(new AlignedCopy, DeleteCopy{});
+  copy->from = std::static_pointer_cast<const MappedInput>(b.owner());
+  copy->offset = offset;
+  copy->size = b->size();
+  copy->bytes.reset(new char[copy->size]);
+  if (!read_at(m->fd(), copy->bytes.get(), copy->size, offset))
+    std::memcpy(copy->bytes.get(), b->data(), copy->size);  // the mapping says why (SIGBUS), as before
+  const std::string_view view(copy->bytes.get(), copy->size);
+  return TensorBytes(std::shared_ptr<const void>(std::move(copy)), view);
 }
 
 PieceSource file_source(const TensorBytes& b) {
   std::uint64_t offset = 0;
-  const MappedInput* m = MappedInput::of(b, &offset);
-  return m ? PieceSource{m->fd(), offset} : PieceSource{};
+  if (const MappedInput* m = MappedInput::of(b, &offset)) return PieceSource{m->fd(), offset};
+  if (!b) return PieceSource{};
+  if (const auto* del = std::get_deleter<DeleteCopy>(b.owner()); del != nullptr) {
+    const auto* c = static_cast<const AlignedCopy*>(b.owner().get());
+    const char* p = b->data();
+    if (!b->empty() && p >= c->bytes.get() && p + b->size() <= c->bytes.get() + c->size)
+      return PieceSource{c->from->fd(), c->offset + static_cast<std::uint64_t>(p - c->bytes.get())};
+  }
+  return PieceSource{};
 }
 
 }  // namespace graphfuse::io

@@ -1,6 +1,8 @@
 // ONNX shape inference at import (see onnx_shapes.h): libonnx infers, the file stays as it was.
 #include "io/onnx_shapes.h"
 
+#include "graphfuse/onnx.h"
+
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -69,3 +71,13 @@ std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string
 }
 
 }  // namespace graphfuse::onnx_io
+
+namespace graphfuse {
+
+void prepare_onnx_schemas() {
+  // Any lookup makes libonnx register every schema (a function-local static: concurrent
+  // lookups wait for it).
+  (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
+}
+
+}  // namespace graphfuse

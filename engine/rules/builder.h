@@ -12,6 +12,7 @@
 #include "dsl/parser.h"
 #include "graphfuse/rules.h"
 #include "rules/compile.h"
+#include "rules/rule_yaml.h"
 
 namespace graphfuse {
 
@@ -23,6 +24,8 @@ class RuleSetBuilder {
   /// Loads a file given by the caller (always loaded, even if seen before, so a file
   /// listed twice reports its rules as duplicates).
   void add_file(const std::string& path, std::string text);
+  /// Files parsed ahead (rule_yaml.h); it must outlive the add_file calls.
+  void use_yaml_pool(rules::RuleYamlPool* pool) { yaml_pool_ = pool; }
   /// Orders rules by priority (stable) and freezes the set.
   RuleSet finish();
 
@@ -62,6 +65,7 @@ class RuleSetBuilder {
   RuleSet set_;
   std::map<std::string, SourceLoc> names_;  // rule name -> where its name was written
   std::map<std::string, rules::OpSchemas> included_;  // canonical path -> its ops, loaded once
+  rules::RuleYamlPool* yaml_pool_ = nullptr;
 };
 
 }  // namespace graphfuse

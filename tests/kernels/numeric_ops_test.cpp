@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/broadcast.h"
 #include "kernels/test_util.h"
 
 namespace {
@@ -169,3 +170,52 @@ TEST(IndexOps, RangeAccumulatesAndCounts) {
 }
 
 }  // namespace
+
+// broadcast_apply merges dims and runs along rows: every output element, for every start
+// and end of a range, must be f of the operands plain index arithmetic gives.
+TEST(Broadcast, MergedWalkMatchesIndexArithmetic) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{4, 3, 2, 5}, {4, 1, 1, 1}}, {{4, 3, 2, 5}, {5}},       {{1, 3, 1}, {2, 1, 4}},
+      {{2, 3, 4}, {2, 3, 4}},       {{}, {3, 2}},               {{3, 1, 2}, {1, 4, 1}},
+      {{6}, {}},                    {{2, 1, 3, 1}, {1, 5, 1, 2}}, {{1}, {1}}};
+  for (const auto& [as, bs] : cases) {
+    const Shape ys = gk::broadcast_shapes(as, bs);
+    std::int64_t na = 1, nb = 1, ny = 1;
+    for (auto d : as) na *= d;
+    for (auto d : bs) nb *= d;
+    for (auto d : ys) ny *= d;
+    std::vector<std::int64_t> a(static_cast<std::size_t>(na)), b(static_cast<std::size_t>(nb));
+    for (std::int64_t i = 0; i < na; ++i) a[static_cast<std::size_t>(i)] = i * 1000;
+    for (std::int64_t i = 0; i < nb; ++i) b[static_cast<std::size_t>(i)] = i;
+    // Expected: a's and b's flat index of each output multi-index.
+    std::vector<std::int64_t> want(static_cast<std::size_t>(ny));
+    for (std::int64_t i = 0; i < ny; ++i) {
+      std::int64_t rest = i, ia = 0, ib = 0, ma = 1, mb = 1;
+      for (std::size_t d = ys.size(); d-- > 0;) {
+        const std::int64_t k = rest % ys[d];
+        rest /= ys[d];
+        const std::size_t off = ys.size() - d;
+        if (off <= as.size()) {
+          const std::int64_t n = as[as.size() - off];
+          ia += (n == 1 ? 0 : k) * ma;
+          ma *= n;
+        }
+        if (off <= bs.size()) {
+          const std::int64_t n = bs[bs.size() - off];
+          ib += (n == 1 ? 0 : k) * mb;
+          mb *= n;
+        }
+      }
+      want[static_cast<std::size_t>(i)] = a[static_cast<std::size_t>(ia)] + b[static_cast<std::size_t>(ib)];
+    }
+    for (std::int64_t begin = 0; begin < ny; ++begin)
+      for (std::int64_t end = begin + 1; end <= ny; ++end) {
+        std::vector<std::int64_t> y(static_cast<std::size_t>(ny), -1);
+        gk::broadcast_apply(a.data(), as, b.data(), bs, y.data(), ys, begin, end,
+                            [](std::int64_t u, std::int64_t v) { return u + v; });
+        for (std::int64_t i = 0; i < ny; ++i)
+          ASSERT_EQ(y[static_cast<std::size_t>(i)], i >= begin && i < end ? want[static_cast<std::size_t>(i)] : -1)
+              << "element " << i << " of [" << begin << ", " << end << ")";
+      }
+  }
+}
