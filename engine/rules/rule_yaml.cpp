@@ -1,6 +1,7 @@
 // Rule files' YAML for the loader (see rule_yaml.h).
 #include "rules/rule_yaml.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace graphfuse::rules {
@@ -152,13 +153,15 @@ RuleYamlPool::RuleYamlPool(std::vector<Input> inputs) {
     slots_.push_back(std::make_unique<Slot>());
     slots_.back()->in = std::move(in);
   }
-  // One file needs no second thread; the loader parses it.
-  if (slots_.size() > 1) worker_ = std::thread([this] { work(); });
+  // A worker per core, as many as there are files besides the one the loader starts with.
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t n = std::min(cores, slots_.size() - std::min<std::size_t>(slots_.size(), 1));
+  for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
 }
 
 RuleYamlPool::~RuleYamlPool() {
   stop_ = true;
-  if (worker_.joinable()) worker_.join();
+  for (std::thread& t : workers_) t.join();
 }
 
 void RuleYamlPool::parse(Slot& s) {

@@ -1,5 +1,5 @@
-// Parsing rule files' YAML for the loader: without their `tests:` sections, and several
-// files at once on a second thread.
+// Parsing rule files' YAML for the loader: without their `tests:` sections and comment
+// lines, several files at once on other threads.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -36,8 +36,8 @@ std::string without_comment_lines(const std::string& text);
 /// file.
 YAML::Node parse_rule_yaml(const std::string& text);
 
-/// Rule files parsed ahead by one worker thread, from the last file back, while the
-/// loader takes them in order and compiles their rules; a file the worker has not reached
+/// Rule files parsed ahead by worker threads (one per core), from the last file back, while
+/// the loader takes them in order and compiles their rules; a file no worker has reached
 /// yet is parsed by the caller. The trees (or the parse errors) are exactly what
 /// parse_rule_yaml gives on one thread.
 class RuleYamlPool {
@@ -69,7 +69,7 @@ class RuleYamlPool {
   std::mutex mu_;
   std::condition_variable done_;
   std::atomic<bool> stop_{false};
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace graphfuse::rules

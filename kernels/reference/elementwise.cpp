@@ -49,8 +49,21 @@ Tensor binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, DType dt) {
     for (std::int64_t i = 0; i < b.num_elements(); ++i)
       check(bp[i] != 0, "integer division by zero");
   }
-  broadcast_apply(a.as<T>(), a.shape, b.as<T>(), b.shape, mut<T>(y), ys, 0, numel(ys),
-                  [op](T u, T v) { return binary_scalar(op, u, v); });
+  // One loop per op, so the op is a constant in it (no switch per element; the rows of
+  // broadcast_apply vectorize): the same binary_scalar expression for every element.
+  auto run = [&](auto op_constant) {
+    broadcast_apply(a.as<T>(), a.shape, b.as<T>(), b.shape, mut<T>(y), ys, 0, numel(ys),
+                    [](T u, T v) { return binary_scalar(decltype(op_constant)::value, u, v); });
+  };
+  switch (op) {
+    case BinaryOp::Add: run(std::integral_constant<BinaryOp, BinaryOp::Add>{}); break;
+    case BinaryOp::Sub: run(std::integral_constant<BinaryOp, BinaryOp::Sub>{}); break;
+    case BinaryOp::Mul: run(std::integral_constant<BinaryOp, BinaryOp::Mul>{}); break;
+    case BinaryOp::Div: run(std::integral_constant<BinaryOp, BinaryOp::Div>{}); break;
+    case BinaryOp::Pow: run(std::integral_constant<BinaryOp, BinaryOp::Pow>{}); break;
+    case BinaryOp::Max: run(std::integral_constant<BinaryOp, BinaryOp::Max>{}); break;
+    case BinaryOp::Min: run(std::integral_constant<BinaryOp, BinaryOp::Min>{}); break;
+  }
   return y;
 }
 
