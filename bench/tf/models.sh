@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # The TF.js model table: each graph model under MODELS (bench/tf/get_models.sh) rewritten
 # with `graphfuse apply --rules rules/tf --target tfjs-wasm`, what is left unfused
-# (bench/tf/unfused.py), and TF.js's verdict and latency (tests/tfjs/judge.js: wasm
-# backend, node, 1 thread; original and rewritten timed interleaved in one process, the
-# median of RUNS each; CLOCK=cpu (default) times the process's CPU time, which a loaded
-# machine disturbs less than wall time, CLOCK=wall the wall time).
-#   usage: bench/tf/models.sh MODELS [GRAPHFUSE] [RUNS] [OUT]   (from the repository root)
+# (bench/tf/unfused.py), and TF.js's verdict (tests/tfjs/judge.js: wasm backend, node, 1
+# thread). Latency is bench/tf/latency.sh's table (many rounds, a noise floor).
+#   usage: bench/tf/models.sh MODELS [GRAPHFUSE] [OUT]   (from the repository root)
 # Prints one markdown row per model; the rewritten models are left in OUT
 # (default /tmp/graphfuse-tf-models). Needs tests/tfjs/node_modules (tests/tfjs/install.sh).
 # MODEL_FILTER=regex limits the models.
 set -uo pipefail
-models=${1:?usage: models.sh MODELS [GRAPHFUSE] [RUNS] [OUT]}
+models=${1:?usage: models.sh MODELS [GRAPHFUSE] [OUT]}
 gf=${2:-build/graphfuse}
-runs=${3:-11}
-out=${4:-/tmp/graphfuse-tf-models}
+out=${3:-/tmp/graphfuse-tf-models}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 
@@ -29,35 +26,30 @@ judge_options() {
 # tensor): its cpu backend judges it.
 backend() { case $1 in facemesh-attention) echo cpu ;; *) echo wasm ;; esac; }
 
-echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) | ms original (${CLOCK:-cpu}) | ms rewritten | rewritten / original |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) |"
+echo "|---|---|---|---|---|---|"
 for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/*.json; do
   name=$(basename "$(dirname "$m")"); [ "$name" = models ] && name=$(basename "$m" .json)
   [[ -n "${MODEL_FILTER:-}" && ! "$name" =~ $MODEL_FILTER ]] && continue
   d=$out/$name; rm -rf "$d"; mkdir -p "$d"
   if ! "$gf" apply "$m" --rules "$root/rules/tf" --target tfjs-wasm -q -o "$d/model.json" 2>"$d/apply.err"; then
-    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | | | | |"; continue
+    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | |"; continue
   fi
   read -r n0 p0 f0 m0 <<<"$(/usr/bin/python3 "$root/bench/tf/unfused.py" "$root/targets/tfjs-wasm.yaml" "$m" --json |
     /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["plain"], r["fused"], r["missed"])')"
   read -r n1 p1 f1 mb ma ms <<<"$(/usr/bin/python3 "$root/bench/tf/unfused.py" "$root/targets/tfjs-wasm.yaml" "$d/model.json" --json |
     /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["plain"], r["fused"], r["missed_bias"], r["missed_activation"], r["missed_scale"])')"
   be=$(backend "$name")
-  # A rewrite that changed nothing the graph holds (only file details) is not timed: its
-  # latency is the original's by construction, and timing it would only show the noise.
-  n=$runs
-  if "$gf" diff "$m" "$d/model.json" 2>/dev/null | grep -q '^graphs are equal'; then n=0; fi
   # shellcheck disable=SC2046
-  j=$(node "$root/tests/tfjs/judge.js" "$m" "$d/model.json" --backends "$be" --threads 1 --runs "$n" --clock "${CLOCK:-cpu}" --json $(judge_options "$name") 2>&1 | tail -1)
+  j=$(node "$root/tests/tfjs/judge.js" "$m" "$d/model.json" --backends "$be" --threads 1 --json $(judge_options "$name") 2>&1 | tail -1)
   verdict=$(/usr/bin/python3 -c '
 import json, sys
 try:
     r = json.loads(sys.argv[1])
 except ValueError:
-    print("judge: " + sys.argv[1][:120].replace("|", " ") + " | | |"); sys.exit()
+    print("judge: " + sys.argv[1][:120].replace("|", " ")); sys.exit()
 ok = ("yes" if r["agree"] else "NO") + (" %.1e" % r["worst"] if r["worst"] is not None else "")
 if r["backend"] != "wasm": ok += " (" + r["backend"] + ")"
-o, w = r["original_ms"], r["rewritten_ms"]
-print(ok + (" | %.1f | %.1f | %.2f" % (o, w, w / o) if o and w else " | same graph | same graph | 1"))' "$j")
+print(ok)' "$j")
   echo "| $name | $n0 -> $n1 | $p0 -> $p1 | $f0 -> $f1 | $m0 -> $((mb + ma + ms)) ($mb/$ma/$ms) | $verdict |"
 done
