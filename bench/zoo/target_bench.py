@@ -15,9 +15,10 @@ Rows, per model:
   interleaved);
 - none: the default rules (no target), timed in ONNX Runtime the same way.
 
-Each of these is repeated REPEAT times as separate processes; a figure is the median of the
-per-process medians, with their range. `after speed` is before / after: below 1 the rules made
-the model slower; the issue's bar is 0.97. With --clock cpu (the default) a run is timed by the
+Each of these is repeated REPEAT times as separate processes; a time is the median of the
+per-process medians, with their range. `after speed` is before / after, per process (its runs
+interleaved, a paired figure), then the median and range over the processes: below 1 the rules
+made the model slower; the bar is 0.97. With --clock cpu (the default) a run is timed by the
 process's CPU time, which on a shared, loaded machine measures what the kernels cost rather
 than how often the scheduler runs us (use one thread). The load average is printed.
 
@@ -108,10 +109,14 @@ def row(a, m, target):
             b, f = ort_pair(a, orig, after, i % 2 == 1)
             bs.append(b)
             fs.append(f)
-    speed = statistics.median(bs) / statistics.median(fs)
+    # Each process's before and after ran interleaved, so their ratio is a paired figure:
+    # the median of the per-process ratios, with their range.
+    ratios = [b / f for b, f in zip(bs, fs)]
+    speed = statistics.median(ratios)
     verdict = "ok" if speed >= BAR else "SLOWER"
     label = "none (default rules)" if target == "none" else target
-    print(f"| {m} | {label} | {runtime} | {fmt(bs)} | {fmt(fs)} | {speed:.3f}x | {verdict} | {note} |", flush=True)
+    print(f"| {m} | {label} | {runtime} | {fmt(bs)} | {fmt(fs)} | {speed:.3f}x ({min(ratios):.3f}-{max(ratios):.3f}) "
+          f"| {verdict} | {note} |", flush=True)
     if a.profile and last:
         print("\n".join("    " + l for l in last.splitlines() if l.startswith(("  ", "before", "after"))), flush=True)
     return speed
