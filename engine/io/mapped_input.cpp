@@ -78,8 +78,29 @@ namespace {
 struct AlignedCopy {
   std::shared_ptr<const MappedInput> from;
   std::uint64_t offset = 0;
-  std::unique_ptr<char[]> bytes;  // new char[]: aligned for every element type
+  char* bytes = nullptr;  // new char[] or an anonymous mapping: aligned for every element type
   std::size_t size = 0;
+  bool mapped = false;
+  // 64 KiB or more: pages mapped populated (MAP_POPULATE), one call that fills them in
+  // instead of a page fault per 4 KiB as the copy first writes each (on this VM the faults
+  // were most of the load time of mobilenet_v2: 5,300 of them).
+  explicit AlignedCopy(std::size_t n) : size(n) {
+    if (n >= (64u << 10)) {
+      void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (p != MAP_FAILED) {
+        bytes = static_cast<char*>(p);
+        mapped = true;
+        return;
+      }
+    }
+    bytes = new char[n];
+  }
+  AlignedCopy(const AlignedCopy&) = delete;
+  AlignedCopy& operator=(const AlignedCopy&) = delete;
+  ~AlignedCopy() {
+    if (mapped) ::munmap(bytes, size);
+    else delete[] bytes;
+  }
 };
 struct DeleteCopy {
   void operator()(const AlignedCopy* c) const { delete c; }
@@ -108,14 +129,12 @@ TensorBytes aligned_bytes(TensorBytes b, std::size_t element_size) {
   std::uint64_t offset = 0;
   const MappedInput* m = MappedInput::of(b, &offset);
   if (!m) return TensorBytes::own(std::string(b.view()));
-  auto copy = std::shared_ptr<AlignedCopy>(new AlignedCopy, DeleteCopy{});
+  auto copy = std::shared_ptr<AlignedCopy>(new AlignedCopy(b->size()), DeleteCopy{});
   copy->from = std::static_pointer_cast<const MappedInput>(b.owner());
   copy->offset = offset;
-  copy->size = b->size();
-  copy->bytes.reset(new char[copy->size]);
-  if (!read_at(m->fd(), copy->bytes.get(), copy->size, offset))
-    std::memcpy(copy->bytes.get(), b->data(), copy->size);  // the mapping says why (SIGBUS), as before
-  const std::string_view view(copy->bytes.get(), copy->size);
+  if (!read_at(m->fd(), copy->bytes, copy->size, offset))
+    std::memcpy(copy->bytes, b->data(), copy->size);  // the mapping says why (SIGBUS), as before
+  const std::string_view view(copy->bytes, copy->size);
   return TensorBytes(std::shared_ptr<const void>(std::move(copy)), view);
 }
 
@@ -126,8 +145,8 @@ PieceSource file_source(const TensorBytes& b) {
   if (const auto* del = std::get_deleter<DeleteCopy>(b.owner()); del != nullptr) {
     const auto* c = static_cast<const AlignedCopy*>(b.owner().get());
     const char* p = b->data();
-    if (!b->empty() && p >= c->bytes.get() && p + b->size() <= c->bytes.get() + c->size)
-      return PieceSource{c->from->fd(), c->offset + static_cast<std::uint64_t>(p - c->bytes.get())};
+    if (!b->empty() && p >= c->bytes && p + b->size() <= c->bytes + c->size)
+      return PieceSource{c->from->fd(), c->offset + static_cast<std::uint64_t>(p - c->bytes)};
   }
   return PieceSource{};
 }
