@@ -13,7 +13,8 @@ Rows, per model:
 - ort-cpu: `graphfuse apply --target ort-cpu`, then `node bench/zoo/ort_time.js MODEL AFTER`
   (onnxruntime-node at its default level 'all', both sessions in one process, runs
   interleaved);
-- none: the default rules (no target), timed in ONNX Runtime the same way.
+- none: the default rules (no target), timed in ONNX Runtime the same way;
+- noise (not by default): the original against itself in ONNX Runtime, the noise floor.
 
 Each of these is repeated REPEAT times as separate processes; a time is the median of the
 per-process medians, with their range. `after speed` is before / after, per process (its runs
@@ -102,6 +103,13 @@ def row(a, m, target):
             bs.append(b)
             fs.append(f)
             note = f"{n} rewrites"
+    elif target == "noise":
+        # The original against itself in ORT: how far a ratio moves when nothing changed.
+        runtime = "onnxruntime"
+        for i in range(a.repeat):
+            b, f = ort_pair(a, orig, orig, i % 2 == 1)
+            bs.append(b)
+            fs.append(f)
     else:
         runtime = "onnxruntime"
         after = applied(a, m, orig, None if target == "none" else target)
@@ -114,7 +122,7 @@ def row(a, m, target):
     ratios = [b / f for b, f in zip(bs, fs)]
     speed = statistics.median(ratios)
     verdict = "ok" if speed >= BAR else "SLOWER"
-    label = "none (default rules)" if target == "none" else target
+    label = {"none": "none (default rules)", "noise": "noise (original vs itself)"}.get(target, target)
     print(f"| {m} | {label} | {runtime} | {fmt(bs)} | {fmt(fs)} | {speed:.3f}x ({min(ratios):.3f}-{max(ratios):.3f}) "
           f"| {verdict} | {note} |", flush=True)
     if a.profile and last:
@@ -142,8 +150,8 @@ def main():
     models = [m for m in a.models.split(",") if m]
     targets = [t for t in a.targets.split(",") if t]
     for t in targets:
-        if t not in ("onednn-cpu", "ort-cpu", "none"):
-            sys.exit(f"target_bench: unknown target {t} (onednn-cpu, ort-cpu or none)")
+        if t not in ("onednn-cpu", "ort-cpu", "none", "noise"):
+            sys.exit(f"target_bench: unknown target {t} (onednn-cpu, ort-cpu, none or noise)")
     missing = [model_path(a, m) for m in models if not os.path.exists(model_path(a, m))]
     if missing:
         sys.exit(f"target_bench: missing {', '.join(missing)} (bench/zoo/export_zoo.py makes the zoo's own models)")
