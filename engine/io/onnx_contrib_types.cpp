@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "io/onnx_convert.h"
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 
 namespace graphfuse::onnx_io {
 
@@ -29,7 +29,7 @@ Kind kind_of(std::string_view domain, std::string_view op) {
 
 ValueType input_type(const Graph& g, const Node& n, std::size_t i) {
   if (i >= n.inputs.size() || !n.inputs[i].valid()) return {};
-  return match::known_type(g, n.inputs[i]);
+  return known_type(g, n.inputs[i]);
 }
 
 // x's type with dims [from, rank) set to 1 (the per-row statistics of a normalization).

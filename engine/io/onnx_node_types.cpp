@@ -17,7 +17,7 @@
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
 #include "io/onnx_sym_infer.h"
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 
 namespace graphfuse::onnx_io {
 
@@ -145,7 +145,7 @@ class OnnxTypeInference final : public TypeInference {
         proto.add_input(std::string{});
         continue;
       }
-      const ValueType vt = match::known_type(g, n.inputs[i]);
+      const ValueType vt = known_type(g, n.inputs[i]);
       if (vt.dtype == DType::Undefined) return false;
       if (vt.shape_known) ranks[i] = static_cast<int>(vt.shape.size());
       value_type_to_proto(vt, inputs[i].emplace());

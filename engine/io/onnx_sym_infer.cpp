@@ -8,7 +8,7 @@
 
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 
 namespace graphfuse::onnx_io::sym {
 
@@ -112,9 +112,9 @@ void set_shape(ValueType& t, const Shape& s) {
 
 Context::Context(const Graph& g) : g_(g), opset_(opset_version(g, "")) {}
 
-DType Context::dtype(ValueRef v) const { return match::known_type(g_, v).dtype; }
+DType Context::dtype(ValueRef v) const { return known_type(g_, v).dtype; }
 
-Shape Context::shape(ValueRef v) const { return shape_of(match::known_type(g_, v)); }
+Shape Context::shape(ValueRef v) const { return shape_of(known_type(g_, v)); }
 
 const std::optional<Elems>& Context::elems(ValueRef v) {
   static const std::optional<Elems> kNone;
@@ -141,7 +141,7 @@ std::optional<std::vector<std::int64_t>> Context::ints(ValueRef v) {
 }
 
 std::optional<Elems> Context::compute_elems(ValueRef v) {
-  const ValueType t = match::known_type(g_, v);
+  const ValueType t = known_type(g_, v);
   if (!int_type(t.dtype) || !t.shape_known) return std::nullopt;
   std::int64_t count = 1;
   for (auto d : t.shape) {
@@ -155,7 +155,7 @@ std::optional<Elems> Context::compute_elems(ValueRef v) {
       if (!c->has_data() || c->num_elements() != count) return std::nullopt;
       Elems out;
       for (std::int64_t k = 0; k < count; ++k) {
-        auto x = match::tensor_element(*c, k);
+        auto x = tensor_element(*c, k);
         if (!x) return std::nullopt;
         out.emplace_back(SymDim::number(static_cast<std::int64_t>(*x)));
       }

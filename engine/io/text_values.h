@@ -103,11 +103,6 @@ std::string spell_value(const AttrValue& v, FloatText&& f, StringText&& str, Ten
       v);
 }
 
-/// IEEE half <-> float32; float_to_half rounds to nearest even, so a float that came from a
-/// half gives the same bits back.
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);
-
 /// Base64 (RFC 4648, with padding) for opaque bytes.
 std::string base64_encode(std::string_view bytes);
 /// Decodes base64; returns false on malformed input.

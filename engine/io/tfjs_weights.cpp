@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "graphfuse/float16.h"
 #include "graph/value_checks.h"
 #include "graphfuse/io.h"
 #include "io/text_values.h"
@@ -103,7 +104,7 @@ std::vector<TfjsWeight> read_tfjs_weights(const Json& manifest, const std::strin
         for (std::size_t k = 0; k < count; ++k) {
           std::uint16_t h;
           std::memcpy(&h, src + 2 * k, 2);
-          float f = textio::half_to_float(h);
+          float f = half_to_float(h);
           std::memcpy(data.data() + 4 * k, &f, 4);
         }
       } else {
@@ -153,7 +154,7 @@ void append_weight(std::string& out, const TfjsWeight& w, Json& spec) {
     for (std::size_t k = 0; k < count; ++k) {
       float f;
       std::memcpy(&f, src + 4 * k, 4);
-      std::uint16_t h = textio::float_to_half(f);
+      std::uint16_t h = float_to_half(f);
       out.append(reinterpret_cast<const char*>(&h), 2);
     }
     return;

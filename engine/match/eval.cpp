@@ -7,7 +7,7 @@
 #include "match/arith.h"
 #include "match/attr_compare.h"
 #include "match/attr_lists.h"
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 #include "match/embedding_values.h"
 #include "shape/sym_dim.h"
 #include "match/eval_tensor.h"

@@ -1,5 +1,5 @@
 // Evaluating constraint and rewrite expressions (Terms) on an embedding, read-only. The
-// facts of constants they read are in const_facts.h, list helpers in attr_lists.h.
+// facts of constants they read are in graph/const_facts.h, list helpers in attr_lists.h.
 #pragma once
 
 #include <optional>

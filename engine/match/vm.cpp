@@ -5,7 +5,7 @@
 
 #include "graph/storage.h"
 #include "match/attr_compare.h"
-#include "match/const_facts.h"
+#include "match/const_check.h"
 #include "match/eval.h"
 
 namespace graphfuse::match {

@@ -3,7 +3,7 @@
 
 #include "graphfuse/io.h"
 #include "match/attr_compare.h"
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 #include "match/eval.h"
 
 namespace graphfuse::rewrite {
@@ -39,7 +39,7 @@ class Facts {
         if (a.kind != Term::Kind::Value) continue;
         ValueRef v = a.of_node ? ValueRef{e_.nodes[a.reg], a.port} : e_.values[a.reg];
         if (!v.valid() || !g_.alive(v.node)) continue;
-        ValueType vt = match::known_type(g_, v);
+        ValueType vt = known_type(g_, v);
         std::string name = "'" + g_.value_name(v) + "'";
         switch (t.fn) {
           case Fn::Rank: case Fn::Shape: case Fn::Dim: case Fn::SameShape:

@@ -154,11 +154,15 @@ struct OpTypeMap {
 };
 inline OpType get(const OpTypeMap& m, NodeId n) { return m.g->alive(n) ? m.g->node(n).op : OpType{}; }
 
-/// The output port, and the input slot, an edge carries.
-struct EdgePortMap {};
-struct EdgeSlotMap {};
-inline std::uint32_t get(EdgePortMap, const GraphEdge& e) { return e.port; }
-inline std::uint32_t get(EdgeSlotMap, const GraphEdge& e) { return e.slot; }
+/// A field an edge carries: the output port (EdgePortMap) or the input slot (EdgeSlotMap).
+template <std::uint32_t GraphEdge::*Field>
+struct EdgeFieldMap {};
+template <std::uint32_t GraphEdge::*Field>
+std::uint32_t get(EdgeFieldMap<Field>, const GraphEdge& e) {
+  return e.*Field;
+}
+using EdgePortMap = EdgeFieldMap<&GraphEdge::port>;
+using EdgeSlotMap = EdgeFieldMap<&GraphEdge::slot>;
 
 }  // namespace boost_adapter
 
@@ -255,15 +259,8 @@ struct property_traits<graphfuse::boost_adapter::OpTypeMap> {
   using key_type = graphfuse::NodeId;
   using category = readable_property_map_tag;
 };
-template <>
-struct property_traits<graphfuse::boost_adapter::EdgePortMap> {
-  using value_type = std::uint32_t;
-  using reference = std::uint32_t;
-  using key_type = graphfuse::GraphEdge;
-  using category = readable_property_map_tag;
-};
-template <>
-struct property_traits<graphfuse::boost_adapter::EdgeSlotMap> {
+template <std::uint32_t graphfuse::GraphEdge::*Field>
+struct property_traits<graphfuse::boost_adapter::EdgeFieldMap<Field>> {
   using value_type = std::uint32_t;
   using reference = std::uint32_t;
   using key_type = graphfuse::GraphEdge;

@@ -1,5 +1,5 @@
-// Facts of constants a pattern reads: a constant's elements, a tensor's element, a value's
-// type completed from its constant, and whether a constant matches a pattern literal.
+// Facts of a graph's constants: a constant's elements, a tensor's element, a value's type
+// completed from its constant. Rule conditions, the rewriter and the ONNX type inference read them.
 #pragma once
 
 #include <cstdint>
@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "graphfuse/graph.h"
-#include "match/program.h"
 
-namespace graphfuse::match {
+namespace graphfuse {
 
 // A constant's elements, read once: exact integers for integer and bool tensors (shape
 // tensors must survive int64), doubles for floating types.
@@ -39,7 +38,4 @@ std::optional<double> tensor_element(const Tensor& t, std::int64_t k);
 /// constant tensor (or a TF-style Const `shape` attribute) when there is one.
 ValueType known_type(const Graph& g, ValueRef v);
 
-/// True when value v is a constant whose elements all match `c` (see ConstCheck).
-bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c);
-
-}  // namespace graphfuse::match
+}  // namespace graphfuse

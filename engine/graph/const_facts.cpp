@@ -1,9 +1,11 @@
-#include "match/const_facts.h"
+#include "graph/const_facts.h"
 
 #include <cmath>
 #include <cstring>
 
-namespace graphfuse::match {
+#include "graphfuse/float16.h"
+
+namespace graphfuse {
 
 namespace {
 
@@ -12,20 +14,6 @@ T load(const Tensor& t, std::int64_t k) {
   T v;
   std::memcpy(&v, t.data->data() + static_cast<std::size_t>(k) * sizeof(T), sizeof(T));
   return v;
-}
-
-double half_to_double(std::uint16_t h) {
-  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double sign = (h & 0x8000) ? -1.0 : 1.0;
-  if (exp == 0) return sign * std::ldexp(mant, -24);
-  if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
-  return sign * std::ldexp(mant + 1024, exp - 25);
-}
-
-bool close(double actual, double written) {
-  if (std::isnan(actual) || std::isnan(written)) return false;
-  if (actual == written) return true;  // infinities
-  return std::fabs(actual - written) <= kConstRtol * std::fabs(written) + kConstAtol;
 }
 
 }  // namespace
@@ -61,13 +49,8 @@ std::optional<double> tensor_element(const Tensor& t, std::int64_t k) {
   switch (t.dtype) {
     case DType::Float32: return static_cast<double>(load<float>(t, k));
     case DType::Float64: return load<double>(t, k);
-    case DType::Float16: return half_to_double(load<std::uint16_t>(t, k));
-    case DType::BFloat16: {
-      std::uint32_t bits = static_cast<std::uint32_t>(load<std::uint16_t>(t, k)) << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      return static_cast<double>(f);
-    }
+    case DType::Float16: return static_cast<double>(half_to_float(load<std::uint16_t>(t, k)));
+    case DType::BFloat16: return static_cast<double>(bf16_to_float(load<std::uint16_t>(t, k)));
     default: {
       auto i = int_element(t, k);
       if (!i) return std::nullopt;
@@ -125,49 +108,4 @@ ValueType known_type(const Graph& g, ValueRef v) {
   return vt;
 }
 
-bool const_matches(const Graph& g, ValueRef v, const ConstCheck& c) {
-  if (!is_constant(g, v) || v.port != 0) return false;
-  if (c.boolean) {  // `true` / `false` match bool tensors only, never the numbers 1 and 0
-    const Tensor* t = g.node(v.node).attrs.get_if<Tensor>("value");
-    if (!t || t->dtype != DType::Bool) return false;
-  }
-  if (const Tensor* t = g.node(v.node).attrs.get_if<Tensor>("value")) {
-    // Streamed element by element: a candidate may be a large weight tensor, and the
-    // first element that differs settles it.
-    std::int64_t n = t->num_elements();
-    if (!t->has_data() || n == 0 || t->data->size() < static_cast<std::size_t>(n) * dtype_size(t->dtype)) return false;
-    if (c.has_tensor && t->shape != c.tensor.shape) return false;
-    const bool ints = is_int_type(t->dtype);
-    for (std::int64_t k = 0; k < n; ++k) {
-      double want = c.value;
-      if (c.has_tensor) {
-        auto w = tensor_element(c.tensor, k);
-        if (!w) return false;
-        want = *w;
-      }
-      if (ints) {
-        if (static_cast<double>(*int_element(*t, k)) != want) return false;
-      } else {
-        auto d = tensor_element(*t, k);
-        if (!d || !close(*d, want)) return false;
-      }
-    }
-    return true;
-  }
-  auto d = const_data(g, v);  // ONNX Constant's value_float(s) / value_int(s): small
-  if (!d || d->size() == 0) return false;
-  if (c.has_tensor) {
-    if (d->shape != c.tensor.shape || static_cast<std::int64_t>(d->size()) != c.tensor.num_elements()) return false;
-    for (std::size_t k = 0; k < d->size(); ++k) {
-      auto w = tensor_element(c.tensor, static_cast<std::int64_t>(k));
-      if (!w) return false;
-      if (d->is_int ? static_cast<double>(d->ints[k]) != *w : !close(d->floats[k], *w)) return false;
-    }
-    return true;
-  }
-  for (std::size_t k = 0; k < d->size(); ++k)
-    if (d->is_int ? static_cast<double>(d->ints[k]) != c.value : !close(d->floats[k], c.value)) return false;
-  return true;
-}
-
-}  // namespace graphfuse::match
+}  // namespace graphfuse
