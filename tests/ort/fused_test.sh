@@ -6,6 +6,7 @@
 # usage: fused_test.sh GRAPHFUSE [MODELS_DIR] [RULES_DIR]   (exit 77 = skipped)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../lib/judges.sh"
 graphfuse="${1:?usage: fused_test.sh GRAPHFUSE [MODELS_DIR] [RULES_DIR]}"
 models="${2:-$here/../../../shared/models}"
 rules_dir="${3:-$here/../../rules/onnx}"
@@ -20,14 +21,8 @@ if [ ${#rule_files[@]} -eq 0 ]; then
   echo "error: no rule files in $rules_dir"
   exit 1
 fi
-"$here/install.sh"
-case $? in
-  0) ;;
-  2) echo "skipped: ONNX Runtime (onnxruntime-node) is unavailable"; exit 77 ;;
-  *) echo "error: installing onnxruntime-node failed"; exit 1 ;;
-esac
-work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_fused.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+require_judge ort
+make_workdir fused
 
 rule_args=()
 for f in "${rule_files[@]}"; do rule_args+=(--rules "$f"); done

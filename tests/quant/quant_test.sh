@@ -7,6 +7,7 @@
 # usage: quant_test.sh GRAPHFUSE [RULES_DIR]   (exit 77 = skipped: no onnxruntime-node, no python3-onnx)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../lib/judges.sh"
 graphfuse="${1:?usage: quant_test.sh GRAPHFUSE [RULES_DIR]}"
 rules="${2:-$here/../../rules/onnx}"
 py=/usr/bin/python3
@@ -14,14 +15,8 @@ if ! [ -x "$py" ] || ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
   echo "skipped: $py with onnx and numpy is unavailable"
   exit 77
 fi
-"$here/../ort/install.sh"
-case $? in
-  0) ;;
-  2) echo "skipped: ONNX Runtime (onnxruntime-node) is unavailable"; exit 77 ;;
-  *) echo "error: installing onnxruntime-node failed"; exit 1 ;;
-esac
-work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_quant.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+require_judge ort
+make_workdir quant
 shopt -s nullglob
 models=("$here"/models/*.*.onnx)
 [ ${#models[@]} -gt 0 ] || { echo "error: no models in $here/models"; exit 1; }

@@ -8,14 +8,9 @@ set -u
 gf=${1:?usage: nchw_test.sh GRAPHFUSE SOURCE_DIR}
 src=${2:?usage: nchw_test.sh GRAPHFUSE SOURCE_DIR}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-"$here/install.sh"
-case $? in
-  0) ;;
-  2) echo "skipped: TensorFlow.js is unavailable"; exit 77 ;;
-  *) echo "error: installing TensorFlow.js failed"; exit 1 ;;
-esac
-work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_nchw.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+. "$here/../lib/judges.sh"
+require_judge tfjs
+make_workdir nchw
 model=$src/tests/data/tf_nchw/model.json
 "$gf" apply "$model" --rules "$src/rules/tf" --target tfjs-wasm -q -o "$work/model.json" || { echo "FAIL: apply"; exit 1; }
 if grep -q '"NCHW"\|TkNIVw==' "$work/model.json"; then echo "FAIL: NCHW left in the rewrite"; exit 1; fi

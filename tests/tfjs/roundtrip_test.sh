@@ -8,21 +8,16 @@
 # rules there and --target tfjs-wasm, and TF.js must run and agree on the rewritten model.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../lib/judges.sh"
 gf="${1:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
 data="${2:?usage: roundtrip_test.sh GRAPHFUSE DATA_DIR [judge]}"
 mode="${3:-bytes}"
 rules_dir="${4:-}"
-work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_tf.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+make_workdir tf
 status=0
 
 if [ "$mode" = judge ]; then
-  "$here/install.sh"
-  case $? in
-    0) ;;
-    2) echo "skipped: TensorFlow.js is unavailable"; exit 77 ;;
-    *) echo "error: installing TensorFlow.js failed"; exit 1 ;;
-  esac
+  require_judge tfjs
 fi
 
 for pb in "$data"/*.pb; do

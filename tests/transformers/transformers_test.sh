@@ -7,6 +7,7 @@
 # usage: transformers_test.sh GRAPHFUSE   (exit 77 = skipped: no node/npm/ORT or no python3-onnx)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../lib/judges.sh"
 root="$here/../.."
 graphfuse="${1:?usage: transformers_test.sh GRAPHFUSE}"
 py=/usr/bin/python3
@@ -14,12 +15,7 @@ if ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
   echo "skipped: $py with onnx and numpy (python3-onnx) is unavailable"
   exit 77
 fi
-"$root/tests/ort/install.sh"
-case $? in
-  0) ;;
-  2) echo "skipped: ONNX Runtime (onnxruntime-node) is unavailable"; exit 77 ;;
-  *) echo "error: installing onnxruntime-node failed"; exit 1 ;;
-esac
+require_judge ort
 data="$root/tests/data/transformers"
 exec "$py" "$root/bench/transformers/compare.py" --graphfuse "$graphfuse" --check "$data/expected.json" \
      --batch 2 --seq 16 "$data"/*.onnx
