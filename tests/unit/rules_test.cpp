@@ -117,14 +117,22 @@ TEST(RuleLoader, DuplicateRuleNameNamesBothPlaces) {
 }
 
 TEST(RuleLoader, DuplicateAcrossFilesAndMissingFile) {
-  std::string seed = std::string(GRAPHFUSE_SOURCE_DIR) + "/rules/seed.yaml";
+  // Two files defining the same rule name: the second is reported with the first's place.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "graphfuse_duplicate_rule_files";
+  std::filesystem::create_directories(dir);
+  const std::string seed = std::string(GRAPHFUSE_SOURCE_DIR) + "/rules/seed.yaml";
+  const std::string copy = (dir / "copy.yaml").string();
+  std::filesystem::copy_file(seed, copy, std::filesystem::copy_options::overwrite_existing);
   try {
-    load_rule_files({seed, seed});
+    load_rule_files({seed, copy});
     FAIL() << "duplicate not reported";
   } catch (const Error& e) {
     EXPECT_EQ(e.loc().line, 4);
     EXPECT_NE(e.message().find("first defined at " + seed + ":4:11"), std::string::npos) << e.what();
   }
+  // One file named twice (or reached again through a folder) is loaded once.
+  EXPECT_EQ(load_rule_files({seed, seed}).size(), load_rule_files({seed}).size());
+  std::filesystem::remove_all(dir);
   try {
     load_rule_files({"/nonexistent/rules.yaml"});
     FAIL();
