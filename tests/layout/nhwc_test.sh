@@ -19,8 +19,8 @@
 set -u
 gf=$1 src=$2 work=$3 model=$4 max_t=$5 min_fc=$6 min_qg=${7:-0}
 models="$src/../shared/models"
-py=/usr/bin/python3
-"$py" -c 'import onnx, numpy' 2>/dev/null || { echo "skipped: python3-onnx / python3-numpy not installed"; exit 77; }
+. "$src/tests/lib/judges.sh"
+require_python_onnx
 mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL $model: $*"; exit 1; }
 if [ "$model" = efficientnet_b0 ]; then

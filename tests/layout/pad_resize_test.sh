@@ -11,8 +11,8 @@
 # magnitude. Exit 77 (skip) without python3-onnx or the ORT judge.
 set -u
 gf=$1 src=$2 work=$3
-py=/usr/bin/python3
-"$py" -c 'import onnx, numpy' 2>/dev/null || { echo "skipped: python3-onnx / python3-numpy not installed"; exit 77; }
+. "$src/tests/lib/judges.sh"
+require_python_onnx
 mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 ort="$src/tests/ort"

@@ -21,3 +21,13 @@ make_workdir() {
   work="$(mktemp -d "${TMPDIR:-/tmp}/graphfuse_$1.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
 }
+
+# require_python_onnx: sets $py to Debian's python3 and ends the test with 77 (skipped) unless
+# it imports onnx and numpy (python3-onnx, python3-numpy).
+require_python_onnx() {
+  py=/usr/bin/python3
+  if ! [ -x "$py" ] || ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
+    echo "skipped: $py with onnx and numpy (python3-onnx, python3-numpy) is unavailable"
+    exit 77
+  fi
+}

@@ -10,11 +10,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../lib/judges.sh"
 graphfuse="${1:?usage: quant_test.sh GRAPHFUSE [RULES_DIR]}"
 rules="${2:-$here/../../rules/onnx}"
-py=/usr/bin/python3
-if ! [ -x "$py" ] || ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
-  echo "skipped: $py with onnx and numpy is unavailable"
-  exit 77
-fi
+require_python_onnx
 require_judge ort
 make_workdir quant
 shopt -s nullglob

@@ -10,11 +10,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../lib/judges.sh"
 root="$here/../.."
 graphfuse="${1:?usage: transformers_test.sh GRAPHFUSE}"
-py=/usr/bin/python3
-if ! "$py" -c 'import onnx, numpy' >/dev/null 2>&1; then
-  echo "skipped: $py with onnx and numpy (python3-onnx) is unavailable"
-  exit 77
-fi
+require_python_onnx
 require_judge ort
 data="$root/tests/data/transformers"
 exec "$py" "$root/bench/transformers/compare.py" --graphfuse "$graphfuse" --check "$data/expected.json" \
