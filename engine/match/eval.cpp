@@ -9,6 +9,7 @@
 #include "match/attr_lists.h"
 #include "graph/const_facts.h"
 #include "match/embedding_values.h"
+#include "match/qdq_builtins.h"
 #include "shape/sym_dim.h"
 #include "match/eval_tensor.h"
 
@@ -229,7 +230,14 @@ class Evaluator {
         return !decides;
       }
       case Fn::SameShape: return same_shape(known_type(g_, value(a[0])), known_type(g_, value(a[1])));
-      case Fn::InQdqUnit: return in_qdq_unit(value(a[0]));
+      case Fn::InQdqUnit: return in_qdq_unit(g_, value(a[0]));
+      case Fn::FeedsQuantize: return feeds_quantize(g_, value(a[0]));
+      case Fn::Feeds: {
+        auto op = eval(a[1]);
+        const auto* name = op ? std::get_if<std::string>(&*op) : nullptr;
+        if (!name) return std::nullopt;
+        return feeds(g_, value(a[0]), *name);
+      }
       case Fn::Producer: {
         // The op of the node that computes the value ("Sub", "com.microsoft.Gelu"; graph
         // inputs "Input", constants "Const" or "Constant"): lets a rule tell a centred value
@@ -255,18 +263,6 @@ class Evaluator {
       }
     }
     return std::nullopt;
-  }
-
-  // A node is inside a quantized unit when it reads a DequantizeLinear or feeds a
-  // QuantizeLinear: the runtime fuses the unit into an integer kernel, which a float fusion
-  // cutting through it would prevent (issue 44; docs/quantization.md).
-  bool in_qdq_unit(ValueRef v) const {
-    if (!v.valid() || !g_.alive(v.node)) return false;
-    for (ValueRef in : g_.node(v.node).inputs)
-      if (in.valid() && g_.op(in.node).local_name() == "DequantizeLinear") return true;
-    for (const Use& u : g_.uses(v.node))
-      if (g_.op(u.node).local_name() == "QuantizeLinear") return true;
-    return false;
   }
 
   // The dimension `dim(x, k)` names when it is an expression over symbols (a dynamic axis

@@ -61,6 +61,8 @@ const char* fn_name(Fn f) {
     case Fn::Add: return "add";
     case Fn::Sub: return "sub";
     case Fn::InQdqUnit: return "in_qdq_unit";
+    case Fn::FeedsQuantize: return "feeds_quantize";
+    case Fn::Feeds: return "feeds";
     case Fn::Producer: return "producer";
     case Fn::Native: return "native";
     case Fn::Mul: return "*";

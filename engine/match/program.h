@@ -32,7 +32,7 @@ struct AttrCheck {
 /// Builtin functions of constraints and rewrite values (see docs/rules.md).
 enum class Fn : std::uint8_t {
   Const, Has, Absent, Rank, DType, Shape, Dim, Value, Values, Len, Compose, Range, Contains,
-  Uses, AsTensor, Default, Opset, SameShape, Inverse, At, Concat, Repeat, Add, Sub, InQdqUnit, Producer, Native,
+  Uses, AsTensor, Default, Opset, SameShape, Inverse, At, Concat, Repeat, Add, Sub, InQdqUnit, FeedsQuantize, Feeds, Producer, Native,
   // Operators (`a * b`, `-a`, `a / b`, `a % b`, `!a`, `a || b`, `a && b`, `a < b` inside
   // an expression); `+` and binary `-` are Add and Sub.
   Mul, Div, Mod, Neg, Not, Or, And, Compare,

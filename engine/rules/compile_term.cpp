@@ -47,6 +47,8 @@ const std::vector<Builtin>& builtins() {
       {"add", Fn::Add, {ArgKind::Any, ArgKind::Any}},
       {"sub", Fn::Sub, {ArgKind::Any, ArgKind::Any}},
       {"in_qdq_unit", Fn::InQdqUnit, {ArgKind::Value}},
+      {"feeds_quantize", Fn::FeedsQuantize, {ArgKind::Value}},
+      {"feeds", Fn::Feeds, {ArgKind::Value, ArgKind::Any}},
       {"producer", Fn::Producer, {ArgKind::Value}},
       {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any}},
       {"join", Fn::Join, {ArgKind::Any, ArgKind::Value, ArgKind::Value, ArgKind::Value}},

@@ -82,6 +82,7 @@ KernelRegistry build_reference_base() {
   register_reference_quant(r);
   register_reference_generate(r);
   register_reference_attention(r);
+  register_reference_quant_ms(r);
   return r;
 }
 

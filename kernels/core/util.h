@@ -92,6 +92,7 @@ void register_reference_tf_norm(KernelRegistry& r);
 void register_reference_quant(KernelRegistry& r);
 void register_reference_generate(KernelRegistry& r);  // reference/generate_ops.cpp
 void register_reference_attention(KernelRegistry& r);
+void register_reference_quant_ms(KernelRegistry& r);
 void register_fast_conv(KernelRegistry& r);
 void register_fast_matmul(KernelRegistry& r);
 void register_fast_pool(KernelRegistry& r);

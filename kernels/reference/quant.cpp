@@ -9,47 +9,14 @@
 #include <tuple>
 
 #include "core/util.h"
+#include "reference/quant_common.h"
 #include "graphfuse/kernels/conv.h"
 
 namespace graphfuse::kernels {
 
 namespace {
 
-bool quantized_type(DType t) { return t == DType::UInt8 || t == DType::Int8 || t == DType::Int32; }
-
-// Element i of an integer tensor (uint8, int8, int32) as int64.
-std::int64_t int_at(const Tensor& t, std::int64_t i) {
-  switch (t.dtype) {
-    case DType::UInt8: return t.as<std::uint8_t>()[i];
-    case DType::Int8: return t.as<std::int8_t>()[i];
-    case DType::Int32: return t.as<std::int32_t>()[i];
-    default: fail("expected uint8, int8 or int32, got " + std::string(dtype_name(t.dtype)));
-  }
-}
-
-std::pair<std::int64_t, std::int64_t> type_range(DType t) {
-  switch (t) {
-    case DType::UInt8: return {0, 255};
-    case DType::Int8: return {-128, 127};
-    case DType::Int32: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
-    default: fail("unsupported quantized type " + std::string(dtype_name(t)));
-  }
-}
-
-void store(Tensor& y, std::int64_t i, std::int64_t v) {
-  switch (y.dtype) {
-    case DType::UInt8: mut<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(v); break;
-    case DType::Int8: mut<std::int8_t>(y)[i] = static_cast<std::int8_t>(v); break;
-    default: mut<std::int32_t>(y)[i] = static_cast<std::int32_t>(v); break;
-  }
-}
-
-// round(v) half to even, plus the zero point, saturated to [lo, hi].
-std::int64_t quantize(float v, std::int64_t zp, std::int64_t lo, std::int64_t hi) {
-  const double r = std::nearbyint(static_cast<double>(v)) + static_cast<double>(zp);
-  if (std::isnan(r)) return std::clamp<std::int64_t>(zp, lo, hi);
-  return static_cast<std::int64_t>(std::clamp(r, static_cast<double>(lo), static_cast<double>(hi)));
-}
+using namespace quant;
 
 // Scale and zero point of a (De)QuantizeLinear: per tensor (one element) or per channel along
 // `axis` of x (1-D of x's dim there). `channels` is 1 for per tensor.
@@ -134,23 +101,6 @@ std::vector<Tensor> dynamic_quantize_linear(const KernelCall& c) {
   Tensor z = alloc(DType::UInt8, {});
   store(z, 0, zp);
   return {y, s, z};
-}
-
-// A per-tensor or per-row/column quantization parameter of the QLinear ops: one element, or
-// `n` of them (1-D) indexed by i.
-float param_f(const Tensor& t, std::int64_t i, std::string_view what) {
-  check(t.dtype == DType::Float32 && t.has_data(), std::string(what) + " must be float32 with data");
-  return t.as<float>()[t.num_elements() == 1 ? 0 : i];
-}
-std::int64_t param_z(const Tensor* t, std::int64_t i) {
-  if (!t) return 0;
-  check(t->has_data(), "a zero point has no data");
-  return int_at(*t, t->num_elements() == 1 ? 0 : i);
-}
-void check_param(const Tensor* t, std::int64_t n, std::string_view what) {
-  if (!t) return;
-  check(t->num_elements() == 1 || (t->shape.size() == 1 && t->shape[0] == n),
-        std::string(what) + " must have one element or " + std::to_string(n) + ", has shape " + shape_str(t->shape));
 }
 
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
