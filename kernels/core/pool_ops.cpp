@@ -82,11 +82,38 @@ std::vector<Tensor> global_pool(PoolImpl impl, const KernelCall& c, bool is_max)
   return {y};
 }
 
+// MaxPool on uint8 / int8, as ONNX allows from opset 12 (rules/onnx/qdq_forms.yaml leaves it
+// between quantized units): every such integer is exact in float32 and the max picks one of
+// them, so the float kernel on the widened input, narrowed back, is the integer max pool.
+std::vector<Tensor> max_pool(PoolImpl impl, const KernelCall& c) {
+  const Tensor* x = c.input(0);
+  if (!x || (x->dtype != DType::UInt8 && x->dtype != DType::Int8)) return pool(impl, c, true);
+  check(x->has_data(), "X has no data");
+  const bool u8 = x->dtype == DType::UInt8;
+  const std::int64_t n = x->num_elements();
+  Tensor xf = alloc_f32(x->shape);
+  for (std::int64_t i = 0; i < n; ++i)
+    mut<float>(xf)[i] = u8 ? static_cast<float>(x->as<std::uint8_t>()[i]) : static_cast<float>(x->as<std::int8_t>()[i]);
+  KernelCall fc = c;
+  fc.inputs[0] = &xf;
+  const Tensor yf = pool(impl, fc, true).at(0);
+  c.out_layout = fc.out_layout;
+  Tensor y = alloc(x->dtype, yf.shape);
+  const float* yp = yf.as<float>();
+  for (std::int64_t i = 0, m = yf.num_elements(); i < m; ++i) {
+    if (u8)
+      mut<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(yp[i]);
+    else
+      mut<std::int8_t>(y)[i] = static_cast<std::int8_t>(yp[i]);
+  }
+  return {y};
+}
+
 }  // namespace
 
 void register_pool_ops(KernelRegistry& r, PoolImpl impl, bool channels_last) {
   const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
-  r.add("MaxPool", [impl](const KernelCall& c) { return pool(impl, c, true); }, ls);
+  r.add("MaxPool", [impl](const KernelCall& c) { return max_pool(impl, c); }, ls);
   r.add("AveragePool", [impl](const KernelCall& c) { return pool(impl, c, false); }, ls);
   r.add("GlobalAveragePool", [impl](const KernelCall& c) { return global_pool(impl, c, false); }, ls);
   r.add("GlobalMaxPool", [impl](const KernelCall& c) { return global_pool(impl, c, true); }, ls);
