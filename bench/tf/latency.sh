@@ -19,30 +19,19 @@ out=${4:-/tmp/graphfuse-tf-latency}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 
-# Inputs TF.js cannot make up from the signature (as in bench/tf/models.sh).
-judge_options() {
-  case $1 in
-    rvm) echo "--shape src=1,144,256,3 --shape downsample_ratio= --fill downsample_ratio=0.5
-               --shape r1i= --shape r2i= --shape r3i= --shape r4i= --fill r1i=0 --fill r2i=0 --fill r3i=0 --fill r4i=0" ;;
-  esac
-}
-# TF.js's wasm backend refuses facemesh-attention's original (BatchMatMul on a non-float32
-# tensor): it is timed on the cpu backend.
-backend() { case $1 in facemesh-attention) echo cpu ;; *) echo wasm ;; esac; }
+. "$root/bench/tf/model_set.sh"
 
 echo "| model | rounds | ms original | ms original again | ms rewritten | rewritten / original [95% interval] | original again / original [95% interval] (noise floor) | spread of original (IQR / median) | verdict |"
 echo "|---|---|---|---|---|---|---|---|---|"
 : >"$out/latency.jsonl"
 declare -A count=([slower]=0 [same]=0 [faster]=0 [equal]=0 [failed]=0)
-for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/*.json; do
-  name=$(basename "$(dirname "$m")"); [ "$name" = models ] && name=$(basename "$m" .json)
-  [[ -n "${MODEL_FILTER:-}" && ! "$name" =~ $MODEL_FILTER ]] && continue
-  d=$out/$name; rm -rf "$d"; mkdir -p "$d"
+one_model() {
+  local name=$1 m=$2 d=$3 be j row v
   if ! "$gf" apply "$m" --rules "${RULES:-$root/rules/tf}" --target "${TARGET:-tfjs-wasm}" -q -o "$d/model.json" 2>"$d/apply.err"; then
-    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | | | | |"; count[failed]=$((count[failed] + 1)); continue
+    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | | | | |"; count[failed]=$((count[failed] + 1)); return
   fi
   if "$gf" diff "$m" "$d/model.json" 2>/dev/null | grep -q '^graphs are equal'; then
-    count[equal]=$((count[equal] + 1)); continue
+    count[equal]=$((count[equal] + 1)); return
   fi
   be=$(backend "$name")
   # shellcheck disable=SC2046
@@ -61,7 +50,8 @@ print("| %d | %.2f%s | %.2f | %.2f | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.0
   count[$v]=$((count[$v] + 1))
   echo "| $name $row |"
   echo "$j" >>"$out/latency.jsonl"
-done
+}
+for_each_model "$models" "$out" one_model
 echo
 /usr/bin/python3 -c '
 import json, sys

@@ -14,26 +14,14 @@ out=${3:-/tmp/graphfuse-tf-models}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 
-# Inputs TF.js cannot make up from the signature: rvm's recurrent state has unknown rank
-# (zero scalars start a clip) and its downsample ratio must be positive.
-judge_options() {
-  case $1 in
-    rvm) echo "--shape src=1,144,256,3 --shape downsample_ratio= --fill downsample_ratio=0.5
-               --shape r1i= --shape r2i= --shape r3i= --shape r4i= --fill r1i=0 --fill r2i=0 --fill r3i=0 --fill r4i=0" ;;
-  esac
-}
-# TF.js's wasm backend refuses facemesh-attention as it is (BatchMatMul on a non-float32
-# tensor): its cpu backend judges it.
-backend() { case $1 in facemesh-attention) echo cpu ;; *) echo wasm ;; esac; }
+. "$root/bench/tf/model_set.sh"
 
 echo "| model | nodes before -> after | unfused conv/depthwise/matmul before -> after | fused before -> after | missed fusions before -> after (after: bias/activation/scale) | TF.js agrees (max diff / max abs) |"
 echo "|---|---|---|---|---|---|"
-for m in "$models"/nsfw_mobilenet_v2_mid/model.json "$models"/hm/package/models/*.json; do
-  name=$(basename "$(dirname "$m")"); [ "$name" = models ] && name=$(basename "$m" .json)
-  [[ -n "${MODEL_FILTER:-}" && ! "$name" =~ $MODEL_FILTER ]] && continue
-  d=$out/$name; rm -rf "$d"; mkdir -p "$d"
+one_model() {
+  local name=$1 m=$2 d=$3 be j row v
   if ! "$gf" apply "$m" --rules "$root/rules/tf" --target tfjs-wasm -q -o "$d/model.json" 2>"$d/apply.err"; then
-    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | |"; continue
+    echo "| $name | apply failed: $(head -c 160 "$d/apply.err" | tr '\n|' '  ') | | | | |"; return
   fi
   read -r n0 p0 f0 m0 <<<"$(/usr/bin/python3 "$root/bench/tf/unfused.py" "$root/targets/tfjs-wasm.yaml" "$m" --json |
     /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["plain"], r["fused"], r["missed"])')"
@@ -52,4 +40,5 @@ ok = ("yes" if r["agree"] else "NO") + (" %.1e" % r["worst"] if r["worst"] is no
 if r["backend"] != "wasm": ok += " (" + r["backend"] + ")"
 print(ok)' "$j")
   echo "| $name | $n0 -> $n1 | $p0 -> $p1 | $f0 -> $f1 | $m0 -> $((mb + ma + ms)) ($mb/$ma/$ms) | $verdict |"
-done
+}
+for_each_model "$models" "$out" one_model
