@@ -20,8 +20,7 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned 
   exit 77
 fi
 rm -f "$probe"
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+source "$src/scripts/ccache-launcher.sh" "$src"
 # The archiver and linker g++ already brings (binutils), not whatever llvm-ar / ld.lld happen
 # to be installed: CMake picks those up for clang when present, and a fresh machine with only
 # scripts/setup's packages has none (tests/deps checks every tool the build used).
@@ -32,7 +31,7 @@ for t in AR:ar RANLIB:ranlib LINKER:ld NM:nm OBJCOPY:objcopy OBJDUMP:objdump REA
 done
 start=$(date +%s)
 if [ ! -f "$dir/Makefile" ]; then
-  if ! cmake -S "$src/fuzz" -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" "${tools[@]}" >"$dir/configure.log" 2>&1; then
+  if ! cmake -S "$src/fuzz" -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" "${ccache_launcher[@]}" "${tools[@]}" >"$dir/configure.log" 2>&1; then
     tail -30 "$dir/configure.log"
     echo "fuzz: configure failed (full log: $dir/configure.log)"
     exit 1

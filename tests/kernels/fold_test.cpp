@@ -1,4 +1,5 @@
 // Constant folding: what folds, what stays, ids and names, and rules that rely on folding.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

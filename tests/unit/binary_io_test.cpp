@@ -1,5 +1,6 @@
 // The .gfb binary graph format: exact round trips (every attribute kind, names, types,
 // absent inputs, properties), agreement with JSON, stable bytes, and damaged files.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -2,6 +2,7 @@
 // file back, and a fixture that gives each test a fresh temporary folder.
 #pragma once
 
+#include "test_paths.h"
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

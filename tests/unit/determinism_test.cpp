@@ -1,5 +1,6 @@
 // The rewrite result does not depend on thread count or on the order candidates are
 // visited in: same graph, same statistics, same trace, same output bytes.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <array>

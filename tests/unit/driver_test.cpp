@@ -1,5 +1,6 @@
 // The fixed-point driver: worklist cost per round, termination (rounds, oscillation,
 // growth), statistics and trace, through the library and the `apply` command.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

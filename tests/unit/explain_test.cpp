@@ -1,5 +1,6 @@
 // Why-not explanations: the failing pattern step, the legality reason, the conflict a
 // candidate lost, and the `graphfuse explain` command.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <array>

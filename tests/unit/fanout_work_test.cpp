@@ -3,6 +3,7 @@
 // the same operations at 10^4 and 10^5 users must cost the same per operation, and
 // little in absolute terms. Searching and shifting the list, as before, costs about
 // users / 2 entries per operation, which these bounds refuse by three orders of magnitude.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Graph storage at scale: lazy output lists, copy-on-write and interned attributes, use
 // lists, the id index under churn, stable node references, the Boost snapshot.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>

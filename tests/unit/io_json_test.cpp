@@ -3,6 +3,7 @@
 // must give the same graph and the same errors at the same file:line:column; plus the JSON
 // syntax errors (engine/io/json_syntax.cpp), the bytes simdjson refuses, and the writer's
 // golden output.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 

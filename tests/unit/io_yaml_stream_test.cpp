@@ -3,6 +3,7 @@
 // reading they replace: the same graph (saved bytes, ids, positions, inputs, outputs) for
 // every text a streamed reading takes, the same error for every text that fails, and the
 // streamed readings really taking the files graphfuse writes.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 // `graphfuse check` and the bad rule files under tests/check/: each file states the exact
 // error `graphfuse check` prints for it, less "error: " (`# expect: file:line:col: message`).
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <array>

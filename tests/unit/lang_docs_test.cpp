@@ -1,5 +1,6 @@
 // docs/rules.md cannot rot: every ```yaml example in it must appear verbatim (up to
 // indentation) in a tested rule file: tests/rules/docs_*.yaml or a file under rules/.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 // ONNX shape inference at import: untyped values get ONNX's inferred types, declared types
 // stay, and export writes nothing the file did not have.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

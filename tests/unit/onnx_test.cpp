@@ -1,4 +1,5 @@
 // ONNX import/export: round trips of a hand-built model and of every model in ../shared/models.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 #include <onnx/checker.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
 // The parallel apply phase (RewriteOptions::parallel_apply_from): a round applied in
 // groups side by side makes the decisions and the graph that applying it in order makes.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -16,6 +16,7 @@
 //
 // GRAPHFUSE_PROPERTY_CASES (default 200) DAGs per rule set; GRAPHFUSE_PROPERTY_SEED varies
 // them. The 10^4 run: `cmake --build build --target property_soak` (fuzz/fuzz.cmake).
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // The seed fusion end to end through rewrite_graph: legality, rewiring, rounds, threads,
 // and the template attribute cache that applying uses.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <chrono>

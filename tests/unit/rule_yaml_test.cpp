@@ -1,5 +1,6 @@
 // Rule files' YAML for the loader (engine/rules/rule_yaml.h): the `tests:` block left out
 // without moving anything else, and files parsed on a second thread giving the same trees.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

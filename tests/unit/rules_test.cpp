@@ -1,4 +1,5 @@
 // Rule-file loading and pattern/rewrite compilation: values, defaults, positioned errors.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

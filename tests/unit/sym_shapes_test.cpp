@@ -1,6 +1,7 @@
 // Symbolic shapes (docs/shapes.md): the canonical form of symbolic dims, the import pass on
 // hand-built dynamic-axis graphs where libonnx's inference loses the rank, the per-node
 // pass for created com.microsoft nodes, and rule conditions deciding on symbols.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 // Target profiles (targets/*.yaml), kernel availability, the roofline cost model, the
 // rewrite gate in the driver, and `check --target`'s static analysis.
+#include "test_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>
