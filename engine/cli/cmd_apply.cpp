@@ -73,6 +73,9 @@ int run_apply(ApplyOptions o) {
   if (!o.quiet && !report.fold.folded.empty())
     std::cout << "folded " << report.fold.folded.size() << " nodes into constants, removed "
               << report.fold.removed.size() << " unused constants\n";
+  if (!o.quiet && !report.dead.empty())
+    std::cout << "removed " << report.dead.size() << " nodes the rewrite left without a reader (" << report.merged
+              << " merged into an identical one)\n";
   double rewrite_ms = ms_since(t1);
 
   auto write_reports = [&] {

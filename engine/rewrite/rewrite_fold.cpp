@@ -1,10 +1,15 @@
-// Rewriting interleaved with constant folding, until neither changes the graph.
+// Rewriting interleaved with constant folding, until neither changes the graph; then the
+// copies of one computation the rules made merge (graphfuse/merge_copies.h) and the nodes
+// the rewrite left without readers go (graphfuse/dead_nodes.h).
+#include "graphfuse/dead_nodes.h"
 #include "graphfuse/folding.h"
+#include "graphfuse/merge_copies.h"
 
 namespace graphfuse {
 
-RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
-                               int max_passes) {
+namespace {
+RewriteReport rewrite_fold_passes(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
+                                  int max_passes) {
   if (!folder) return rewrite_graph(g, rules, options);
   RewriteReport total;
   for (int pass = 0; pass < max_passes; ++pass) {
@@ -22,6 +27,21 @@ RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOpti
     total.nodes_after = g.size();
     if (!changed) break;
   }
+  return total;
+}
+}  // namespace
+
+RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
+                               int max_passes) {
+  const DeadNodeSweep sweep(g);
+  RewriteReport total = rewrite_fold_passes(g, rules, options, folder, max_passes);
+  // Only after a fixed point: a stopped rewrite's graph is partial and left as it is.
+  if (!total.converged) return total;
+  total.merged = merge_rule_copies(g, sweep.first_new());
+  total.dead = sweep.run(g);
+  if (options.trace)
+    for (const std::string& id : total.dead) total.trace.push_back("dead: '" + id + "' had no reader left, removed");
+  total.nodes_after = g.size();
   return total;
 }
 

@@ -83,11 +83,21 @@ FoldReport fold_constants(Graph& g, const FoldOptions& options) {
   if (options.scope == FoldScope::Off) return report;
   static const OpType kInput = OpType::intern(ops::kInput);
   const KernelRegistry& reg = registry(KernelSet::Reference);
-  std::set<NodeId> fed;  // constants that fed a folded node: removal candidates
+  std::set<NodeId> fed;      // constants that fed a folded node: removal candidates
+  std::set<NodeId> derived;  // folded here from a rule's value: their readers may fold too
+  auto from_rule = [&](const Node& n) {
+    if (n.attrs.has("_rule")) return true;
+    for (const ValueRef& in : n.inputs)
+      if (in.valid() && (derived.count(in.node) || g.node(in.node).attrs.has("_rule"))) return true;
+    return false;
+  };
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (n.op == kInput || is_constant(g, {id, 0}) || n.inputs.empty() || n.outputs.size() != 1) continue;
-    if (options.scope == FoldScope::RuleCreated && !n.attrs.has("_rule")) continue;
+    // RuleCreated: a node a rule created, or one that reads a constant a rule made (the
+    // arithmetic on a Shape a rule replaced by its value); the model's own constant
+    // arithmetic, which reads only the model's constants, stays.
+    if (options.scope == FoldScope::RuleCreated && !from_rule(n)) continue;
     std::vector<Tensor> inputs;
     bool all_const = true;
     for (const ValueRef& in : n.inputs) {
@@ -122,6 +132,7 @@ FoldReport fold_constants(Graph& g, const FoldOptions& options) {
     for (const ValueRef& in : n.inputs)
       if (in.valid()) fed.insert(in.node);
     report.folded.push_back({n.id, op});
+    derived.insert(id);
     make_const(g, id, std::move(result));
   }
   // Removing a constant can leave no other constant without users (constants have no

@@ -86,13 +86,38 @@ TEST(Fold, RuleCreatedScopeFoldsOnlyNodesRulesMade) {
   opt.scope = gk::FoldScope::RuleCreated;
   EXPECT_FALSE(gk::fold_constants(g, opt).changed());
   g.attrs(*g.find("s")).set("_rule", std::string("r"));
+  g.attrs(*g.find("p")).set("_rule", std::string("r"));
   gk::FoldReport r = gk::fold_constants(g, opt);
-  ASSERT_EQ(r.folded.size(), 1u);
+  ASSERT_EQ(r.folded.size(), 2u);
   EXPECT_EQ(r.folded[0].node, "s");
+  EXPECT_EQ(r.folded[1].node, "p");
   // Provenance survives folding.
-  EXPECT_NE(g.node(*g.find("s")).attrs.get_if<std::string>("_rule"), nullptr);
+  EXPECT_NE(g.node(*g.find("p")).attrs.get_if<std::string>("_rule"), nullptr);
   EXPECT_EQ(gk::fold_scope_from_name("auto"), gk::FoldScope::RuleCreated);
   EXPECT_THROW(gk::fold_scope_from_name("sometimes"), graphfuse::Error);
+}
+
+// A constant a rule made (a Shape replaced by its value) is folded into what reads it; the
+// model's own constant arithmetic beside it is not.
+TEST(Fold, RuleCreatedScopeFoldsWhatReadsARuleMadeConstant) {
+  Graph g = parse_graph_text(R"(
+    input x
+    k = Const() {value = tensor(int64, [3], [2, 16, 64]), _rule = "shape_static"}
+    i = Const() {value = tensor(int64, [], [1])}
+    d = Gather(k, i)
+    a = Const() {value = tensor(float32, [2], [1.0, 2.0])}
+    n = Neg(a)
+    y = Reshape(x, d)
+    z = Add(x, n)
+    output y, z
+  )");
+  gk::FoldOptions opt;
+  opt.scope = gk::FoldScope::RuleCreated;
+  gk::FoldReport r = gk::fold_constants(g, opt);
+  ASSERT_EQ(r.folded.size(), 1u);
+  EXPECT_EQ(r.folded[0].node, "d");
+  EXPECT_EQ(value_of(g, "d")->as<std::int64_t>()[0], 16);
+  EXPECT_EQ(g.node(*g.find("n")).op.name(), "Neg");
 }
 
 TEST(Fold, SkipsWhatTheKernelsCannotEvaluate) {

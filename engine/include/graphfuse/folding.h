@@ -24,6 +24,10 @@ class Folder {
 /// `folder` is rewrite_graph. The report sums every driver run (RewriteReport::merge: the
 /// cost model's declines and savings included) and holds every fold pass's work in
 /// RewriteReport::fold; with RewriteOptions::trace each folded node adds a "fold:" line.
+/// After a fixed point it merges repeated rule-created nodes (merge_rule_copies,
+/// graphfuse/merge_copies.h; RewriteReport::merged) and removes the nodes the rewrite left without readers
+/// (DeadNodeSweep, graphfuse/dead_nodes.h; RewriteReport::dead, "dead:" trace lines), with
+/// or without a folder.
 RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
                                int max_passes = 8);
 

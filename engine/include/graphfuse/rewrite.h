@@ -214,6 +214,12 @@ struct RewriteReport {
   std::vector<std::string> firing;    ///< when not converged: labels of the rules still firing
   bool gated = false;                 ///< a RewriteGate decided (RuleStats::declined, saving)
   FoldReport fold;                    ///< constant folding between passes (rewrite_and_fold)
+  /// Ids of the nodes rewrite_and_fold removed after the fixed point because the rewrite
+  /// left them without a reader (graphfuse/dead_nodes.h), in removal order.
+  std::vector<std::string> dead;
+  /// Rule-created nodes rewrite_and_fold merged into an identical earlier one after the
+  /// fixed point (graphfuse/merge_copies.h); they are among `dead`.
+  std::size_t merged = 0;
 
   /// Adds the report of a later driver run over the same rules (rewrite_and_fold's passes):
   /// per-rule counts, declines and savings, times, rounds, round and trace lists are summed

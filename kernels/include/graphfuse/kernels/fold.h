@@ -19,8 +19,10 @@ namespace graphfuse::kernels {
 /// Which nodes fold_constants may evaluate.
 enum class FoldScope {
   Off,         ///< none
-  RuleCreated, ///< only nodes a rewrite created (they carry `_rule`): a rule's constant
-               ///< arithmetic (Conv + BatchNormalization) folds, the model's own stays
+  RuleCreated, ///< only nodes a rewrite created (they carry `_rule`) and nodes reading a
+               ///< constant a rule created or this fold made from one: a rule's constant
+               ///< arithmetic (Conv + BatchNormalization) and what reads its result (a
+               ///< Gather of a Shape a rule made constant) fold, the model's own stays
   All,         ///< every node whose inputs are all constants with data
 };
 
