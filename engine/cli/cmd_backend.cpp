@@ -7,6 +7,7 @@
 //       outputs with the expected ones, where the reference kernels implement every op.
 // One JSON line per case goes to stdout as soon as the case is done, so that the driver can
 // resume after a case that brings the process down.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -30,6 +31,7 @@ struct BackendOptions {
   std::size_t first = 0;  ///< index of the first case to run (the driver resumes with it)
   double rtol = 1e-3;     ///< ONNX's backend tests compare with rtol 1e-3, atol 1e-7
   double atol = 1e-7;
+  bool list_kernels = false;  ///< instead: one JSON line per registered op (tests/backend/coverage_table.py)
 };
 
 using json = nlohmann::json;
@@ -163,7 +165,17 @@ json run_reference(const json& c, double rtol, double atol) {
   return r;
 }
 
+// Every op the reference set registers, and whether the fast set has a kernel of its own.
+int list_kernels() {
+  const std::vector<std::string> fast = gk::fast_kernel_ops();
+  for (const std::string& op : gk::registry(gk::KernelSet::Reference).ops())
+    std::cout << json{{"op", op}, {"fast", std::binary_search(fast.begin(), fast.end(), op)}}.dump() << "\n";
+  return 0;
+}
+
 int run_backend(const BackendOptions& o) {
+  if (o.list_kernels) return list_kernels();
+  if (o.manifest.empty()) throw Error("backend-test: give a MANIFEST or --list-kernels");
   std::ifstream in(o.manifest);
   if (!in) throw Error(o.manifest + ": cannot open");
   json manifest;
@@ -196,7 +208,9 @@ void register_backend(CLI::App& app, Handler& run) {
   auto opt = std::make_shared<BackendOptions>();
   CLI::App* cmd = app.add_subcommand(
       "backend-test", "ONNX backend test cases from a manifest (tests/backend): apply, fold, reference run; JSON lines");
-  cmd->add_option("MANIFEST", opt->manifest, "manifest.json written by tests/backend/backend_suite.py")->required();
+  cmd->add_option("MANIFEST", opt->manifest, "manifest.json written by tests/backend/backend_suite.py");
+  cmd->add_flag("--list-kernels", opt->list_kernels,
+                "Print one JSON line per op with a reference kernel: {\"op\", \"fast\"} (no MANIFEST)");
   cmd->add_option("-r,--rules", opt->rules, "Rule file (repeatable)")->allow_extra_args(false);
   cmd->add_option("--first", opt->first, "Index of the first case to run")->capture_default_str();
   cmd->add_option("--rtol", opt->rtol, "Relative tolerance of the reference run")->capture_default_str();

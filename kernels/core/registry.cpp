@@ -45,7 +45,7 @@ void KernelRegistry::add(std::string op, KernelFn fn, LayoutSupport support) {
       fail(std::string("internal error: ") + e.what());
     }
   };
-  map_[std::move(op)] = Entry{std::move(checked), support};
+  map_[std::move(op)] = Entry{std::move(checked), support, ++calls_};
 }
 
 const KernelFn* KernelRegistry::find(std::string_view op) const {
@@ -61,6 +61,14 @@ LayoutSupport KernelRegistry::layout_support(std::string_view op) const {
 std::vector<std::string> KernelRegistry::ops() const {
   std::vector<std::string> names;
   for (const auto& [name, entry] : map_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> KernelRegistry::ops_added_after(std::size_t calls) const {
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : map_)
+    if (entry.call > calls) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -108,9 +116,9 @@ KernelRegistry build_reference() {
   return r;
 }
 
-KernelRegistry build_fast() {
-  // Start from the reference set so every op runs; fast kernels replace what they cover.
-  KernelRegistry r = build_reference_base();
+// What the fast set replaces in the reference base (some fast kernels wrap the reference
+// kernel they look up for the cases they leave to it).
+void register_fast_kernels(KernelRegistry& r) {
   register_fast_conv(r);
   register_fast_matmul(r);
   register_fast_pool(r);
@@ -118,10 +126,25 @@ KernelRegistry build_fast() {
   register_fast_norm(r);
   register_fast_attention(r);
   register_fast_layout_ops(r);
+}
+
+KernelRegistry build_fast() {
+  // Start from the reference set so every op runs; fast kernels replace what they cover.
+  KernelRegistry r = build_reference_base();
+  register_fast_kernels(r);
   register_tf(r, fast::conv2d, fast::alloc_output_f32);
   return r;
 }
 }  // namespace
+
+std::vector<std::string> fast_kernel_ops() {
+  // The fast registrations over the reference base (some wrap a reference kernel they
+  // look up), then what they replaced.
+  KernelRegistry r = build_reference_base();
+  const std::size_t base = r.calls();
+  register_fast_kernels(r);
+  return r.ops_added_after(base);
+}
 
 const KernelRegistry& registry(KernelSet set) {
   // Function-local statics: built once, thread-safe, read-only afterwards.

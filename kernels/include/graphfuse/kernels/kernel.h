@@ -80,6 +80,10 @@ class KernelRegistry {
   bool has(std::string_view op) const { return find(op) != nullptr; }
   /// Registered op names, sorted.
   std::vector<std::string> ops() const;
+  /// How many add() calls so far, and the ops whose kernel came from a later call than
+  /// the first `calls` (sorted): what a second set of registrations replaced or added.
+  std::size_t calls() const { return calls_; }
+  std::vector<std::string> ops_added_after(std::size_t calls) const;
 
  private:
   struct Hash {
@@ -89,13 +93,19 @@ class KernelRegistry {
   struct Entry {
     KernelFn fn;
     LayoutSupport support;
+    std::size_t call = 0;  // which add() registered it
   };
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;
+  std::size_t calls_ = 0;
 };
 
 /// The frozen registry of a kernel set. Fast = every reference kernel, with the ops
 /// that have a fast implementation replaced; built once, then shared read-only.
 const KernelRegistry& registry(KernelSet set);
+
+/// The ops the fast set runs with a kernel of its own (oneDNN or SIMD) rather than the
+/// reference one, sorted: what `graphfuse backend-test --list-kernels` reports as "fast".
+std::vector<std::string> fast_kernel_ops();
 
 /// Runs one op outside any graph (tests, constant folding). An input with dtype
 /// Undefined stands for an absent optional input. Throws Error
