@@ -154,7 +154,9 @@ UseList& UseList::operator=(const UseList& o) {
   return *this;
 }
 
-UseList::UseList(UseList&& o) noexcept : size_(o.size_), cap_(o.cap_) {
+void UseList::take_(UseList& o) noexcept {
+  size_ = o.size_;
+  cap_ = o.cap_;
   if (cap_ <= 1) one_ = o.one_;
   else if (cap_ == kBig) big_ = o.big_;
   else heap_ = o.heap_;
@@ -163,17 +165,12 @@ UseList::UseList(UseList&& o) noexcept : size_(o.size_), cap_(o.cap_) {
   o.one_ = Use{kNoNode, 0};
 }
 
+UseList::UseList(UseList&& o) noexcept { take_(o); }
+
 UseList& UseList::operator=(UseList&& o) noexcept {
   if (this != &o) {
     release_();
-    size_ = o.size_;
-    cap_ = o.cap_;
-    if (cap_ <= 1) one_ = o.one_;
-    else if (cap_ == kBig) big_ = o.big_;
-    else heap_ = o.heap_;
-    o.size_ = 0;
-    o.cap_ = 1;
-    o.one_ = Use{kNoNode, 0};
+    take_(o);
   }
   return *this;
 }

@@ -83,6 +83,8 @@ class UseList {
   Use* data_() { return cap_ <= 1 ? &one_ : heap_; }
   void to_big_();
   void release_();
+  // Takes o's storage and leaves o empty (the moves' shared step).
+  void take_(UseList& o) noexcept;
   std::uint32_t size_ = 0;  // uses (holes not counted)
   std::uint32_t cap_ = 1;   // 1: the inline slot; kBig: big_; else heap_ holds cap_ uses
   union {

@@ -43,6 +43,14 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 /// A path in the source tree (rules/, examples/, tests/rules/ ...).
+// input -> Conv2D(3x3, `channels` filters, SAME) -> BiasAdd -> ReLU -> output, as .graph text.
+inline std::string conv_chain(int channels) {
+  const std::string c = std::to_string(channels);
+  return "input x\nw = Const() {shape = [3, 3, 3, " + c + "]}\nb = Const() {shape = [" + c +
+         "]}\nconv = Conv2D(x, w) {strides = [1, 1], padding = \"SAME\"}\nbias = BiasAdd(conv, b)\n"
+         "relu = ReLU(bias)\noutput relu\n";
+}
+
 inline std::string src(const std::string& rel) { return std::string(GRAPHFUSE_SOURCE_DIR) + "/" + rel; }
 
 /// A fixture with its own empty folder `dir_`, named after the suite and the test so that

@@ -14,14 +14,7 @@ namespace {
 
 class CliTest : public TempDirTest {};
 
-const char* kChain = R"(input x
-w = Const() {shape = [3, 3, 3, 64]}
-b = Const() {shape = [64]}
-conv = Conv2D(x, w) {strides = [1, 1], padding = "SAME"}
-bias = BiasAdd(conv, b)
-relu = ReLU(bias)
-output relu
-)";
+const std::string kChain = conv_chain(64);
 
 /// Runs `apply` expecting failure: exit 1, the message names file:line:column, and a
 /// pre-existing output file keeps its bytes.

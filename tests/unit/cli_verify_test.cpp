@@ -12,14 +12,7 @@ namespace {
 
 class CliVerifyTest : public TempDirTest {};
 
-const char* kChain = R"(input x
-w = Const() {shape = [3, 3, 3, 8]}
-b = Const() {shape = [8]}
-conv = Conv2D(x, w) {strides = [1, 1], padding = "SAME"}
-bias = BiasAdd(conv, b)
-relu = ReLU(bias)
-output relu
-)";
+const std::string kChain = conv_chain(8);
 
 // A rule that is wrong on purpose: ReLU(x) is not Sigmoid(x).
 const char* kWrongRule = R"(rules:

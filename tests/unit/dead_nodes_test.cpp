@@ -16,6 +16,14 @@ RewriteReport apply(Graph& g, const char* rules_yaml) {
   return rewrite_and_fold(g, rules, opt, nullptr);
 }
 
+// A1(x) -> F(K(x)) and A2(x) -> G(K(x)): each rule adds its own helper K, with these
+// attributes.
+std::string helper_rules(const std::string& k1_attrs, const std::string& k2_attrs) {
+  return "rules:\n"
+         "  - name: a1\n    pattern: A1(x)\n    rewrite: F(K(x)" + k1_attrs + ")\n"
+         "  - name: a2\n    pattern: A2(x)\n    rewrite: G(K(x)" + k2_attrs + ")\n";
+}
+
 // M's second input was a P -> Q chain on y; the rule drops it, so Q and then P lose their
 // only reader and go. U(x) was unread in the input and stays; so does the input y.
 TEST(DeadNodes, AChainARewriteLeftUnreadGoesTheInputsOwnStays) {
@@ -36,15 +44,7 @@ rules:
 // model's own two K(x) (graph outputs, not made by a rule) are left as they are.
 TEST(DeadNodes, RuleMadeCopiesMergeTheModelsOwnDoNot) {
   Graph g = parse_graph_text("input x\na1 = A1(x)\na2 = A2(x)\nk1 = K(x)\nk2 = K(x)\noutput a1, a2, k1, k2\n");
-  const RewriteReport r = apply(g, R"(
-rules:
-  - name: a1
-    pattern: A1(x)
-    rewrite: F(K(x))
-  - name: a2
-    pattern: A2(x)
-    rewrite: G(K(x))
-)");
+  const RewriteReport r = apply(g, helper_rules("", "").c_str());
   EXPECT_EQ(r.merged, 1u);
   EXPECT_EQ(r.dead.size(), 1u);
   std::size_t k = 0;
@@ -58,15 +58,7 @@ rules:
 // Copies that differ in an attribute compute different values and stay apart.
 TEST(DeadNodes, CopiesWithDifferentAttributesStayApart) {
   Graph g = parse_graph_text("input x\na1 = A1(x)\na2 = A2(x)\noutput a1, a2\n");
-  const RewriteReport r = apply(g, R"(
-rules:
-  - name: a1
-    pattern: A1(x)
-    rewrite: F(K(x) {to = 1})
-  - name: a2
-    pattern: A2(x)
-    rewrite: G(K(x) {to = 2})
-)");
+  const RewriteReport r = apply(g, helper_rules(" {to = 1}", " {to = 2}").c_str());
   EXPECT_EQ(r.merged, 0u);
   EXPECT_TRUE(r.dead.empty());
 }
