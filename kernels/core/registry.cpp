@@ -126,6 +126,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_norm(r);
   register_fast_attention(r);
   register_fast_layout_ops(r);
+  register_fast_quant(r);
 }
 
 KernelRegistry build_fast() {

@@ -100,5 +100,6 @@ void register_fast_elementwise(KernelRegistry& r);
 void register_fast_norm(KernelRegistry& r);
 void register_fast_attention(KernelRegistry& r);
 void register_fast_layout_ops(KernelRegistry& r);  // fast/layout_ops.cpp: Concat, Pad in NHWC
+void register_fast_quant(KernelRegistry& r);       // fast/qlinear_conv.cpp: QLinearConv
 
 }  // namespace graphfuse::kernels

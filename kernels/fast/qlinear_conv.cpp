@@ -1,0 +1,124 @@
+// The fast set's QLinearConv: im2col of (x - x_zero_point) and an int32 product with
+// (w - w_zero_point[m]) whose inner loop runs over contiguous output positions, so the
+// compiler vectorizes it; output channels in parallel (TBB; each output element is computed
+// by one task, so the result is the same for any thread count). The accumulation is exact
+// (int32 holds any sum of uint8 x int8 products over a window of up to 65,000 taps) and the
+// requantization is the reference kernel's expression (kernels/reference/quant.cpp), so both
+// sets give the same integers. A plain-C++ kernel: no oneDNN int8 primitive yet.
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/util.h"
+#include "graphfuse/kernels/conv.h"
+#include "reference/quant_common.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+using namespace quant;
+
+// Elements of a uint8 / int8 tensor minus a zero point, as int32.
+std::vector<std::int32_t> centred(const Tensor& t, std::int64_t zp) {
+  const std::int64_t n = t.num_elements();
+  std::vector<std::int32_t> out(static_cast<std::size_t>(n));
+  if (t.dtype == DType::UInt8) {
+    const auto* p = t.as<std::uint8_t>();
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(p[i]) - static_cast<std::int32_t>(zp);
+  } else {
+    const auto* p = t.as<std::int8_t>();
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(p[i]) - static_cast<std::int32_t>(zp);
+  }
+  return out;
+}
+
+std::vector<Tensor> qlinear_conv(const KernelCall& c) {
+  const Tensor &x = c.required(0), &w = c.required(3);
+  check(x.has_data() && w.has_data() && (x.dtype == DType::UInt8 || x.dtype == DType::Int8) &&
+            (w.dtype == DType::UInt8 || w.dtype == DType::Int8),
+        "QLinearConv's x and w must be uint8 or int8 with data");
+  check(x.shape.size() == 4, "QLinearConv computes 2-D convolutions (rank-4 input), got " + shape_str(x.shape));
+  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
+  p.finalize();
+  const Tensor* yz = c.input(7);
+  const DType out = yz ? yz->dtype : DType::UInt8;
+  check(out == DType::UInt8 || out == DType::Int8, "y_zero_point must be uint8 or int8");
+  const auto [lo, hi] = type_range(out);
+  check_param(c.input(4), p.c_out, "w_scale");
+  check_param(c.input(5), p.c_out, "w_zero_point");
+  const Tensor* b = c.input(8);
+  check(!b || (b->dtype == DType::Int32 && b->num_elements() == p.c_out && b->has_data()),
+        "QLinearConv's bias must be int32 with one element per output channel");
+  const float xs = param_f(c.required(1), 0, "x_scale"), ys = param_f(c.required(6), 0, "y_scale");
+  const std::int64_t xz = param_z(c.input(2), 0), yzv = param_z(yz, 0);
+
+  const std::int64_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
+  const std::int64_t K = cin_g * p.kh * p.kw, P = p.out_h * p.out_w;
+  // Weights minus their per-channel zero points, [c_out][K].
+  std::vector<std::int32_t> wc(static_cast<std::size_t>(p.c_out * K));
+  for (std::int64_t m = 0; m < p.c_out; ++m) {
+    const std::int64_t wz = param_z(c.input(5), m);
+    for (std::int64_t k = 0; k < K; ++k) wc[static_cast<std::size_t>(m * K + k)] = static_cast<std::int32_t>(int_at(w, m * K + k) - wz);
+  }
+  std::vector<float> scale(static_cast<std::size_t>(p.c_out));
+  for (std::int64_t m = 0; m < p.c_out; ++m) scale[static_cast<std::size_t>(m)] = xs * param_f(c.required(4), m, "w_scale") / ys;
+
+  const std::vector<std::int32_t> xc = centred(x, xz);
+  Tensor y = alloc(out, p.output_shape());
+  std::vector<std::int32_t> col(static_cast<std::size_t>(K * P));
+  for (std::int64_t n = 0; n < p.n; ++n)
+    for (std::int64_t g = 0; g < p.group; ++g) {
+      // im2col: col[k][pos] = x - x_zp at the window tap, 0 in the padding (ONNX pads with
+      // the zero point).
+      for (std::int64_t ci = 0; ci < cin_g; ++ci)
+        for (std::int64_t kh = 0; kh < p.kh; ++kh)
+          for (std::int64_t kw = 0; kw < p.kw; ++kw) {
+            std::int32_t* row = col.data() + ((ci * p.kh + kh) * p.kw + kw) * P;
+            const std::int32_t* plane = xc.data() + (n * p.c_in + g * cin_g + ci) * p.h * p.w;
+            for (std::int64_t oh = 0; oh < p.out_h; ++oh) {
+              const std::int64_t ih = oh * p.stride_h - p.pad_t + kh * p.dil_h;
+              std::int32_t* r = row + oh * p.out_w;
+              if (ih < 0 || ih >= p.h) {
+                for (std::int64_t ow = 0; ow < p.out_w; ++ow) r[ow] = 0;
+                continue;
+              }
+              for (std::int64_t ow = 0; ow < p.out_w; ++ow) {
+                const std::int64_t iw = ow * p.stride_w - p.pad_l + kw * p.dil_w;
+                r[ow] = (iw < 0 || iw >= p.w) ? 0 : plane[ih * p.w + iw];
+              }
+            }
+          }
+      tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, cout_g, 4), [&](const tbb::blocked_range<std::int64_t>& range) {
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(P));
+        for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
+          const std::int64_t m = g * cout_g + mg;
+          const std::int32_t bias = b ? b->as<std::int32_t>()[m] : 0;
+          std::fill(acc.begin(), acc.end(), bias);
+          const std::int32_t* wm = wc.data() + m * K;
+          for (std::int64_t k = 0; k < K; ++k) {
+            const std::int32_t wv = wm[k];
+            if (wv == 0) continue;
+            const std::int32_t* ck = col.data() + k * P;
+            std::int32_t* a = acc.data();
+            for (std::int64_t pos = 0; pos < P; ++pos) a[pos] += wv * ck[pos];
+          }
+          const float s = scale[static_cast<std::size_t>(m)];
+          const std::int64_t base = (n * p.c_out + m) * P;
+          for (std::int64_t pos = 0; pos < P; ++pos)
+            store(y, base + pos, quantize(static_cast<float>(acc[static_cast<std::size_t>(pos)]) * s, yzv, lo, hi));
+        }
+      });
+    }
+  return {y};
+}
+
+}  // namespace
+
+void register_fast_quant(KernelRegistry& r) { r.add("QLinearConv", qlinear_conv); }
+
+}  // namespace graphfuse::kernels
