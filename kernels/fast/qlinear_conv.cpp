@@ -39,23 +39,11 @@ std::vector<std::int32_t> centred(const Tensor& t, std::int64_t zp) {
 
 std::vector<Tensor> qlinear_conv(const KernelCall& c) {
   const Tensor &x = c.required(0), &w = c.required(3);
-  check(x.has_data() && w.has_data() && (x.dtype == DType::UInt8 || x.dtype == DType::Int8) &&
-            (w.dtype == DType::UInt8 || w.dtype == DType::Int8),
-        "QLinearConv's x and w must be uint8 or int8 with data");
-  check(x.shape.size() == 4, "QLinearConv computes 2-D convolutions (rank-4 input), got " + shape_str(x.shape));
-  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
-  p.finalize();
-  const Tensor* yz = c.input(7);
-  const DType out = yz ? yz->dtype : DType::UInt8;
-  check(out == DType::UInt8 || out == DType::Int8, "y_zero_point must be uint8 or int8");
-  const auto [lo, hi] = type_range(out);
-  check_param(c.input(4), p.c_out, "w_scale");
-  check_param(c.input(5), p.c_out, "w_zero_point");
-  const Tensor* b = c.input(8);
-  check(!b || (b->dtype == DType::Int32 && b->num_elements() == p.c_out && b->has_data()),
-        "QLinearConv's bias must be int32 with one element per output channel");
-  const float xs = param_f(c.required(1), 0, "x_scale"), ys = param_f(c.required(6), 0, "y_scale");
-  const std::int64_t xz = param_z(c.input(2), 0), yzv = param_z(yz, 0);
+  const QConv q = read_qconv(c);
+  const ConvParams& p = q.p;
+  const Tensor* b = q.bias;
+  const DType out = q.out;
+  const std::int64_t lo = q.lo, hi = q.hi, xz = q.xz, yzv = q.yz;
 
   const std::int64_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const std::int64_t K = cin_g * p.kh * p.kw, P = p.out_h * p.out_w;
@@ -66,7 +54,7 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
     for (std::int64_t k = 0; k < K; ++k) wc[static_cast<std::size_t>(m * K + k)] = static_cast<std::int32_t>(int_at(w, m * K + k) - wz);
   }
   std::vector<float> scale(static_cast<std::size_t>(p.c_out));
-  for (std::int64_t m = 0; m < p.c_out; ++m) scale[static_cast<std::size_t>(m)] = xs * param_f(c.required(4), m, "w_scale") / ys;
+  for (std::int64_t m = 0; m < p.c_out; ++m) scale[static_cast<std::size_t>(m)] = q.scale(c, m);
 
   const std::vector<std::int32_t> xc = centred(x, xz);
   Tensor y = alloc(out, p.output_shape());

@@ -108,32 +108,17 @@ std::vector<Tensor> dynamic_quantize_linear(const KernelCall& c) {
 // x_scale * w_scale[m] / y_scale.
 std::vector<Tensor> qlinear_conv(const KernelCall& c) {
   const Tensor &x = c.required(0), &w = c.required(3);
-  check(x.has_data() && w.has_data() && quantized_type(x.dtype) && quantized_type(w.dtype) &&
-            x.dtype != DType::Int32 && w.dtype != DType::Int32,
-        "QLinearConv's x and w must be uint8 or int8 with data");
-  check(x.shape.size() == 4, "QLinearConv computes 2-D convolutions (rank-4 input), got " + shape_str(x.shape));
-  ConvParams p = conv_params_onnx(c.attrs, x.shape, w.shape);
-  p.finalize();
-  const Tensor* yz = c.input(7);
-  const DType out = yz ? yz->dtype : DType::UInt8;
-  const auto [lo, hi] = type_range(out);
-  check(out != DType::Int32, "y_zero_point must be uint8 or int8");
-  check_param(c.input(4), p.c_out, "w_scale");
-  check_param(c.input(5), p.c_out, "w_zero_point");
-  const Tensor* b = c.input(8);
-  check(!b || (b->dtype == DType::Int32 && b->num_elements() == p.c_out && b->has_data()),
-        "QLinearConv's bias must be int32 with one element per output channel");
-  const float xs = param_f(c.required(1), 0, "x_scale"), ys = param_f(c.required(6), 0, "y_scale");
-  const std::int64_t xz = param_z(c.input(2), 0), yzv = param_z(yz, 0);
-  Tensor y = alloc(out, p.output_shape());
+  const QConv q = read_qconv(c);
+  const ConvParams& p = q.p;
+  Tensor y = alloc(q.out, p.output_shape());
   const std::int64_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   for (std::int64_t n = 0; n < p.n; ++n)
     for (std::int64_t m = 0; m < p.c_out; ++m) {
       const std::int64_t g = m / cout_g, wz = param_z(c.input(5), m);
-      const float scale = xs * param_f(c.required(4), m, "w_scale") / ys;
+      const float scale = q.scale(c, m);
       for (std::int64_t oh = 0; oh < p.out_h; ++oh)
         for (std::int64_t ow = 0; ow < p.out_w; ++ow) {
-          std::int64_t acc = b ? b->as<std::int32_t>()[m] : 0;
+          std::int64_t acc = q.bias ? q.bias->as<std::int32_t>()[m] : 0;
           for (std::int64_t ci = 0; ci < cin_g; ++ci)
             for (std::int64_t kh = 0; kh < p.kh; ++kh) {
               const std::int64_t ih = oh * p.stride_h - p.pad_t + kh * p.dil_h;
@@ -143,11 +128,11 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
                 if (iw < 0 || iw >= p.w) continue;
                 const std::int64_t xi = ((n * p.c_in + g * cin_g + ci) * p.h + ih) * p.w + iw;
                 const std::int64_t wi = ((m * cin_g + ci) * p.kh + kh) * p.kw + kw;
-                acc += (int_at(x, xi) - xz) * (int_at(w, wi) - wz);
+                acc += (int_at(x, xi) - q.xz) * (int_at(w, wi) - wz);
               }
             }
           const std::int64_t yi = ((n * p.c_out + m) * p.out_h + oh) * p.out_w + ow;
-          store(y, yi, quantize(static_cast<float>(acc) * scale, yzv, lo, hi));
+          store(y, yi, quantize(static_cast<float>(acc) * scale, q.yz, q.lo, q.hi));
         }
     }
   return {y};

@@ -9,9 +9,11 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "core/util.h"
+#include "graphfuse/kernels/conv.h"
 
 namespace graphfuse::kernels::quant {
 
@@ -66,6 +68,44 @@ inline void check_param(const Tensor* t, std::int64_t n, std::string_view what) 
   if (!t) return;
   check(t->num_elements() == 1 || (t->shape.size() == 1 && t->shape[0] == n),
         std::string(what) + " must have one element or " + std::to_string(n) + ", has shape " + shape_str(t->shape));
+}
+
+// QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)'s
+// inputs checked and read, for the reference and the fast kernel alike.
+struct QConv {
+  ConvParams p;
+  DType out = DType::UInt8;
+  std::int64_t lo = 0, hi = 0;    // the output type's range
+  const Tensor* bias = nullptr;   // int32 [c_out], or null
+  float xs = 0, ys = 0;           // x_scale, y_scale
+  std::int64_t xz = 0, yz = 0;    // x_zero_point, y_zero_point
+  // x_scale * w_scale[m] / y_scale: the requantization of output channel m.
+  float scale(const KernelCall& c, std::int64_t m) const { return xs * param_f(c.required(4), m, "w_scale") / ys; }
+};
+
+inline QConv read_qconv(const KernelCall& c) {
+  const Tensor &x = c.required(0), &w = c.required(3);
+  check(x.has_data() && w.has_data() && quantized_type(x.dtype) && quantized_type(w.dtype) &&
+            x.dtype != DType::Int32 && w.dtype != DType::Int32,
+        "QLinearConv's x and w must be uint8 or int8 with data");
+  check(x.shape.size() == 4, "QLinearConv computes 2-D convolutions (rank-4 input), got " + shape_str(x.shape));
+  QConv q;
+  q.p = conv_params_onnx(c.attrs, x.shape, w.shape);
+  q.p.finalize();
+  const Tensor* yz = c.input(7);
+  q.out = yz ? yz->dtype : DType::UInt8;
+  check(q.out != DType::Int32, "y_zero_point must be uint8 or int8");
+  std::tie(q.lo, q.hi) = type_range(q.out);
+  check_param(c.input(4), q.p.c_out, "w_scale");
+  check_param(c.input(5), q.p.c_out, "w_zero_point");
+  q.bias = c.input(8);
+  check(!q.bias || (q.bias->dtype == DType::Int32 && q.bias->num_elements() == q.p.c_out && q.bias->has_data()),
+        "QLinearConv's bias must be int32 with one element per output channel");
+  q.xs = param_f(c.required(1), 0, "x_scale");
+  q.ys = param_f(c.required(6), 0, "y_scale");
+  q.xz = param_z(c.input(2), 0);
+  q.yz = param_z(yz, 0);
+  return q;
 }
 
 }  // namespace graphfuse::kernels::quant

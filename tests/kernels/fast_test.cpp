@@ -28,11 +28,9 @@ const char* kActs[] = {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigm
 TEST(FastVsReference, OnnxConvRandomShapes) {
   Rng r;
   for (int t = 0; t < 24; ++t) {
-    const std::int64_t group = t % 4 == 0 ? r.pick(2, 6) : (t % 4 == 1 ? -1 : 1);  // -1: depthwise
-    const std::int64_t cin_g = group == -1 ? 1 : r.pick(1, 9), g = group == -1 ? r.pick(2, 12) : group;
-    const std::int64_t cin = cin_g * g, cout = (group == -1 ? 1 : r.pick(1, 6)) * g;
-    const std::int64_t k = r.pick(1, 3) * 2 - 1, s = r.pick(1, 2), d = r.pick(1, 2);
-    const std::int64_t h = r.pick(k * d, 14), w = r.pick(k * d, 14), n = r.pick(1, 2);
+    const ConvCase cc = random_conv_case(t, [&](std::int64_t lo, std::int64_t hi) { return r.pick(lo, hi); });
+    const std::int64_t cin_g = cc.cin_g, g = cc.group, cin = cc.cin, cout = cc.cout;
+    const std::int64_t k = cc.k, s = cc.stride, d = cc.dilation, h = cc.h, w = cc.w, n = cc.n;
     Attributes a = attrs({{"strides", Shape{s, s}}, {"dilations", Shape{d, d}}, {"group", g}});
     if (t % 3 == 0) a.set("auto_pad", std::string("SAME_UPPER"));
     else a.set("pads", Shape{r.pick(0, k / 2), r.pick(0, k / 2), r.pick(0, k / 2), r.pick(0, k / 2)});

@@ -33,22 +33,22 @@ struct Rng {
 TEST(FastVsReference, QLinearConvIsBitExact) {
   Rng r;
   for (int t = 0; t < 32; ++t) {
-    const std::int64_t group = t % 4 == 0 ? r.pick(2, 4) : (t % 4 == 1 ? -1 : 1);  // -1: depthwise
-    const std::int64_t cin_g = group == -1 ? 1 : r.pick(1, 8), g = group == -1 ? r.pick(2, 10) : group;
-    const std::int64_t cin = cin_g * g, cout = (group == -1 ? 1 : r.pick(1, 6)) * g;
-    const std::int64_t k = r.pick(1, 3) * 2 - 1, s = r.pick(1, 2), d = r.pick(1, 2);
-    const std::int64_t h = r.pick(k * d, 13), w = r.pick(k * d, 13), n = r.pick(1, 2);
-    Attributes a = attrs({{"strides", Shape{s, s}}, {"dilations", Shape{d, d}}, {"group", g}});
-    a.set("pads", Shape{r.pick(0, k / 2), r.pick(0, k / 2), r.pick(0, k / 2), r.pick(0, k / 2)});
+    const ConvCase cv = random_conv_case(t, [&](std::int64_t lo, std::int64_t hi) { return r.pick(lo, hi); });
+    const std::int64_t cout = cv.cout, k = cv.k;
+    Attributes a = attrs({{"strides", Shape{cv.stride, cv.stride}}, {"dilations", Shape{cv.dilation, cv.dilation}},
+                          {"group", cv.group}});
+    const std::int64_t pad = k / 2;
+    a.set("pads", Shape{r.pick(0, pad), r.pick(0, pad), r.pick(0, pad), r.pick(0, pad)});
     const bool signed_x = t % 5 == 4;
     const DType xt = signed_x ? DType::Int8 : DType::UInt8;
     const std::int64_t xlo = signed_x ? -128 : 0, xhi = signed_x ? 127 : 255;
-    const std::int64_t xn = n * cin * h * w, wn = cout * cin_g * k * k;
-    const Tensor x = signed_x ? typed(xt, {n, cin, h, w}, r.ints<std::int8_t>(xn, xlo, xhi))
-                              : typed(xt, {n, cin, h, w}, r.ints<std::uint8_t>(xn, xlo, xhi));
+    const Shape xshape{cv.n, cv.cin, cv.h, cv.w};
+    const std::int64_t xn = cv.n * cv.cin * cv.h * cv.w, wn = cout * cv.cin_g * k * k;
+    const Tensor x = signed_x ? typed(xt, xshape, r.ints<std::int8_t>(xn, xlo, xhi))
+                              : typed(xt, xshape, r.ints<std::uint8_t>(xn, xlo, xhi));
     const Tensor xs = Tensor::from_floats({}, {r.real(0.005f, 0.05f)});
     const Tensor xz = signed_x ? typed(xt, {}, r.ints<std::int8_t>(1, -10, 10)) : typed(xt, {}, r.ints<std::uint8_t>(1, 0, 255));
-    const Tensor wt = typed(DType::Int8, {cout, cin_g, k, k}, r.ints<std::int8_t>(wn, -127, 127));
+    const Tensor wt = typed(DType::Int8, {cout, cv.cin_g, k, k}, r.ints<std::int8_t>(wn, -127, 127));
     const bool per_channel = t % 2 == 0;
     const std::int64_t ws_n = per_channel ? cout : 1;
     std::vector<float> wsv(static_cast<std::size_t>(ws_n));

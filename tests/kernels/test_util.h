@@ -49,6 +49,28 @@ inline Tensor rnd(Shape shape, unsigned seed, float lo = -1.0f, float hi = 1.0f)
   return Tensor::from_floats(std::move(shape), v);
 }
 
+// A random 2-D convolution for the fast-vs-reference tests: case t % 4 == 0 grouped,
+// == 1 depthwise, else plain; `pick(lo, hi)` draws an integer in [lo, hi].
+struct ConvCase {
+  std::int64_t n, cin, cin_g, cout, group, k, stride, dilation, h, w;
+};
+template <class Pick>
+ConvCase random_conv_case(int t, Pick&& pick) {
+  ConvCase c{};
+  const std::int64_t group = t % 4 == 0 ? pick(2, 6) : (t % 4 == 1 ? -1 : 1);  // -1: depthwise
+  c.cin_g = group == -1 ? 1 : pick(1, 9);
+  c.group = group == -1 ? pick(2, 12) : group;
+  c.cin = c.cin_g * c.group;
+  c.cout = (group == -1 ? 1 : pick(1, 6)) * c.group;
+  c.k = pick(1, 3) * 2 - 1;
+  c.stride = pick(1, 2);
+  c.dilation = pick(1, 2);
+  c.h = pick(c.k * c.dilation, 14);
+  c.w = pick(c.k * c.dilation, 14);
+  c.n = pick(1, 2);
+  return c;
+}
+
 inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
   Attributes a;
   for (const auto& [k, v] : kv) a.set(k, v);
