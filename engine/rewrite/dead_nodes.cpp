@@ -6,6 +6,8 @@
 #include <set>
 #include <string_view>
 
+#include "graphfuse/subgraph_reads.h"
+
 namespace graphfuse {
 
 namespace {
@@ -16,32 +18,25 @@ constexpr std::string_view kControlInputs = "tf.control_inputs";
 
 bool unread(const Graph& g, NodeId n) { return g.use_count(n) == 0 && !g.has_graph_output(n); }
 
-// Names read without an edge: every subgraph body's serialized bytes (searched by
-// substring, conservatively) and the TensorFlow control inputs of every node.
+// Names read without an edge: by a subgraph body (graphfuse/subgraph_reads.h) or as a
+// TensorFlow control input of some node.
 struct NameReaders {
-  std::vector<const std::string*> bodies;
+  SubgraphReads subgraphs;
   std::set<std::string> control;
 
-  explicit NameReaders(const Graph& g) {
+  explicit NameReaders(const Graph& g) : subgraphs(g) {
     g.for_each_node([&](NodeId id) {
-      for (const auto& [key, value] : g.node(id).attrs) {
-        if (const auto* o = std::get_if<Opaque>(&value)) bodies.push_back(&o->bytes);
-        if (key == kControlInputs)
-          if (const auto* names = std::get_if<std::vector<std::string>>(&value))
-            control.insert(names->begin(), names->end());
-      }
+      if (const auto* names = g.node(id).attrs.get_if<std::vector<std::string>>(kControlInputs))
+        control.insert(names->begin(), names->end());
     });
   }
 
   bool reads(const Graph& g, NodeId n) const {
     const Node& nd = g.node(n);
     if (control.count(nd.id)) return true;
-    if (bodies.empty()) return false;
-    for (std::uint32_t port = 0; port < nd.outputs.size(); ++port) {
-      const std::string name = g.value_name(ValueRef{n, port});
-      for (const std::string* b : bodies)
-        if (b->find(name) != std::string::npos) return true;
-    }
+    if (subgraphs.empty()) return false;
+    for (std::uint32_t port = 0; port < nd.outputs.size(); ++port)
+      if (subgraphs.may_read(g.value_name(ValueRef{n, port}))) return true;
     return false;
   }
 };

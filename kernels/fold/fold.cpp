@@ -7,6 +7,7 @@
 #include "core/util.h"
 #include "executor/node_errors.h"
 #include "executor/random_data.h"
+#include "graphfuse/subgraph_reads.h"
 
 namespace graphfuse::kernels {
 
@@ -54,26 +55,6 @@ void make_const(Graph& g, NodeId n, Tensor t) {
   out.type.shape = t.shape;
   out.type.shape_known = true;
   out.type.dim_params.clear();
-}
-
-// The serialized subgraphs (If/Loop/Scan bodies) of g's nodes. A body reads outer values
-// by name, without an edge in the Graph, so a constant without users may still be read.
-std::vector<const std::string*> subgraph_bytes(const Graph& g) {
-  std::vector<const std::string*> out;
-  for (NodeId id : g.nodes())
-    for (const auto& entry : g.node(id).attrs)
-      if (const auto* o = std::get_if<Opaque>(&entry.second)) out.push_back(&o->bytes);
-  return out;
-}
-
-// Conservative: a body's serialized form holds every name it reads as plain bytes, so a
-// name that does not occur in it is certainly not read (one that occurs may be a prefix of
-// another name; keeping that constant costs nothing but its bytes).
-bool read_by_subgraph(const std::vector<const std::string*>& bodies, const std::string& name) {
-  if (name.empty()) return false;
-  for (const std::string* b : bodies)
-    if (b->find(name) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace
@@ -137,10 +118,10 @@ FoldReport fold_constants(Graph& g, const FoldOptions& options) {
   }
   // Removing a constant can leave no other constant without users (constants have no
   // inputs), so one sweep in id order suffices.
-  const std::vector<const std::string*> bodies = subgraph_bytes(g);
+  const SubgraphReads subgraphs(g);
   for (NodeId c : fed) {
     if (!g.alive(c) || !is_constant(g, {c, 0}) || g.use_count(c) != 0 || g.has_graph_output(c)) continue;
-    if (read_by_subgraph(bodies, g.value_name({c, 0}))) continue;
+    if (subgraphs.may_read(g.value_name({c, 0}))) continue;
     report.removed.push_back(g.node(c).id);
     g.remove_node(c);
   }
