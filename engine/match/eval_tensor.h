@@ -20,4 +20,12 @@ std::optional<AttrValue> slice_constant(const Graph& g, ValueRef x, std::int64_t
 /// of one dtype and rank whose other dims agree.
 std::optional<AttrValue> join_constants(const Graph& g, const std::vector<ValueRef>& xs, std::int64_t axis);
 
+/// `lower_triangular(x)`: whether x is provably a lower-triangular 0/1-style mask over its
+/// last two axes, element (i, j) nonzero exactly when j <= i: a constant of rank >= 2 with
+/// data, or a Slice of such a value that starts at 0 with step 1 on whichever of the last
+/// two axes it cuts (a top-left window keeps every element's (i, j), so it keeps the
+/// property: a dynamic export's `bias[:, :, :seq, :seq]`). false when a constant is not
+/// lower triangular; nullopt when nothing can be said.
+std::optional<AttrValue> lower_triangular(const Graph& g, ValueRef x);
+
 }  // namespace graphfuse::match

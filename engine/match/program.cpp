@@ -75,6 +75,7 @@ const char* fn_name(Fn f) {
     case Fn::Compare: return "compare";
     case Fn::Slice: return "slice";
     case Fn::Join: return "join";
+    case Fn::LowerTriangular: return "lower_triangular";
   }
   return "?";
 }

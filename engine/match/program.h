@@ -39,6 +39,7 @@ enum class Fn : std::uint8_t {
   // `slice(x, axis, start, end)` of a constant tensor (match/eval_tensor.h).
   Slice,
   Join,
+  LowerTriangular,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.

@@ -52,6 +52,7 @@ const std::vector<Builtin>& builtins() {
       {"producer", Fn::Producer, {ArgKind::Value}},
       {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any}},
       {"join", Fn::Join, {ArgKind::Any, ArgKind::Value, ArgKind::Value, ArgKind::Value}},
+      {"lower_triangular", Fn::LowerTriangular, {ArgKind::Value}},
   };
   return b;
 }

@@ -15,6 +15,16 @@ Hugging Face modules as torch's ONNX exporter writes them:
   llama_attn_rope_mul.onnx   llama_attn_rope with the Mul scale
   vit_attn_mul.onnx          bert_attn_mul without a mask: the scores plus a constant 0 (ViT)
   llama_attn_rope_dyn.onnx   llama_attn_rope exported with dynamic batch and sequence axes
+  gpt2_attn.onnx             GPT-2 self-attention: one packed QKV projection split in three,
+                             scores kept where the causal buffer (lower triangle) allows,
+                             0/1 attention mask turned into (1 - mask) * lowest float; key 0
+                             is never masked (a left-padded query that sees only masked keys
+                             differs between the export and a fused Attention, docs/transformers.md),
+                             so `verify`'s random 0/1 masks compare rows every runtime agrees on
+  gpt2_attn_dyn.onnx         the same with dynamic batch and sequence axes: the buffer is
+                             sliced to [:seq, :seq] at run time
+  gpt2_attn_not_causal.onnx  gpt2_attn_dyn with a buffer that is not lower triangular (the
+                             causal attention rule must not fire)
 """
 import math
 import os
@@ -89,6 +99,38 @@ class BertAttention(nn.Module):
         return self.o(c.view(c.shape[0], c.shape[1], H))
 
 
+class Gpt2Attention(nn.Module):
+    def __init__(self, causal=True, first_key_visible=False):
+        super().__init__()
+        self.first_key_visible = first_key_visible
+        self.c_attn = nn.Linear(H, 3 * H)
+        self.c_proj = nn.Linear(H, H)
+        tri = torch.tril(torch.ones(P, P, dtype=torch.bool))
+        if not causal:  # one future key visible: not a causal mask
+            tri[0, 1] = True
+        self.register_buffer("bias", tri[None, None])
+
+    def heads(self, t):
+        b, s, _ = t.shape
+        return t.view(b, s, N, HD).permute(0, 2, 1, 3)
+
+    def forward(self, x, attention_mask):
+        low = torch.finfo(x.dtype).min
+        if self.first_key_visible:
+            attention_mask = torch.cat([torch.ones_like(attention_mask[:, :1]), attention_mask[:, 1:]], 1)
+        ext = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * low
+        q, k, v = self.c_attn(x).split(H, dim=2)
+        q, k, v = self.heads(q), self.heads(k), self.heads(v)
+        # Scaled by a Mul, as bert_attn_mul: rule tests do not fold, and matmul.yaml folds
+        # a Mul scale into FusedMatMul without folding (a Div needs its reciprocal folded).
+        a = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(HD))
+        s = q.size(-2)
+        a = torch.where(self.bias[:, :, :s, :s], a, torch.tensor(low, dtype=a.dtype))
+        a = torch.softmax(a + ext, dim=-1)
+        c = torch.matmul(a, v).permute(0, 2, 1, 3).contiguous()
+        return self.c_proj(c.view(c.shape[0], c.shape[1], H))
+
+
 def export(model, args, names, path, opset=14, dynamic_axes=None):
     torch.onnx.export(model.eval(), args, os.path.join(HERE, path), opset_version=opset,
                       input_names=names, output_names=["y"], dynamic_axes=dynamic_axes)
@@ -112,6 +154,12 @@ def main():
     bs = {0: "batch", 1: "seq"}
     export(LlamaAttention(True), (x, pos, mask), ["x", "position_ids", "attention_mask"], "llama_attn_rope_dyn.onnx",
            dynamic_axes={"x": bs, "position_ids": bs, "attention_mask": {0: "batch", 2: "seq", 3: "seq"}, "y": bs})
+    am[-1, -1] = 0
+    export(Gpt2Attention(first_key_visible=True), (x, am), ["x", "attention_mask"], "gpt2_attn.onnx")
+    dyn = {"x": bs, "attention_mask": bs, "y": bs}
+    export(Gpt2Attention(), (x, am), ["x", "attention_mask"], "gpt2_attn_dyn.onnx", dynamic_axes=dyn)
+    export(Gpt2Attention(causal=False), (x, am), ["x", "attention_mask"], "gpt2_attn_not_causal.onnx",
+           dynamic_axes=dyn)
 
 
 if __name__ == "__main__":
