@@ -8,6 +8,7 @@
 
 #include "core/util.h"
 #include "fast/layout.h"
+#include "fast/vmath.h"
 
 namespace graphfuse::kernels {
 
@@ -48,16 +49,7 @@ std::vector<Tensor> softmax(const KernelFn& fallback, const KernelCall& c) {
   const float* xp = f32(x, "input");
   Tensor y = alloc_f32(x.shape);
   float* yp = mut<float>(y);
-  rows_parallel(rows, cols, [&](std::int64_t r) {
-    const float* xr = xp + r * cols;
-    float* yr = yp + r * cols;
-    float mx = xr[0];
-    for (std::int64_t i = 1; i < cols; ++i) mx = std::max(mx, xr[i]);
-    float sum = 0.0f;
-    for (std::int64_t i = 0; i < cols; ++i) sum += (yr[i] = std::exp(xr[i] - mx));
-    const float inv = 1.0f / sum;
-    for (std::int64_t i = 0; i < cols; ++i) yr[i] *= inv;
-  });
+  rows_parallel(rows, cols, [&](std::int64_t r) { fast::vmath::softmax_row(xp + r * cols, yp + r * cols, cols); });
   return {y};
 }
 

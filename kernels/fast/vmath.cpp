@@ -195,6 +195,56 @@ struct Ops {
     }
   }
 
+  // One softmax row: the max, exp(x - max) summed, the scale; the tail's padding lanes are
+  // -inf, so they add exp(-inf) = 0 and the sum does not depend on the row's length mod W.
+  GF_INLINE static void softmax(const float* x, float* y, std::int64_t n) {
+    constexpr std::int64_t W = sizeof(F) / sizeof(float);
+    const float ninf = -__builtin_inff();
+    F m;
+    splat(m, ninf);
+    std::int64_t i = 0;
+    for (; i + W <= n; i += W) {
+      F v;
+      std::memcpy(&v, x + i, sizeof v);
+      m = v > m ? v : m;
+    }
+    float mx = ninf;
+    for (std::int64_t k = 0; k < W; ++k) mx = m[k] > mx ? m[k] : mx;
+    for (std::int64_t k = i; k < n; ++k) mx = x[k] > mx ? x[k] : mx;
+    F s = F{};
+    for (i = 0; i + W <= n; i += W) {
+      F v;
+      std::memcpy(&v, x + i, sizeof v);
+      v = v - mx;
+      exp(v);
+      s += v;
+      std::memcpy(y + i, &v, sizeof v);
+    }
+    if (i < n) {
+      float buf[W];
+      for (std::int64_t k = 0; k < W; ++k) buf[k] = ninf;
+      const auto bytes = static_cast<std::size_t>(n - i) * sizeof(float);
+      std::memcpy(buf, x + i, bytes);
+      F v;
+      std::memcpy(&v, buf, sizeof v);
+      v = v - mx;
+      exp(v);
+      s += v;
+      std::memcpy(buf, &v, sizeof v);
+      std::memcpy(y + i, buf, bytes);
+    }
+    float sum = 0.0f;
+    for (std::int64_t k = 0; k < W; ++k) sum += s[k];
+    const float inv = 1.0f / sum;
+    for (i = 0; i + W <= n; i += W) {
+      F v;
+      std::memcpy(&v, y + i, sizeof v);
+      v = v * inv;
+      std::memcpy(y + i, &v, sizeof v);
+    }
+    for (; i < n; ++i) y[i] *= inv;
+  }
+
   GF_INLINE static void run(Fn f, const float* x, float* y, std::int64_t n, float alpha) {
     switch (f) {
       case Fn::Exp: return loop<Fn::Exp>(x, y, n, alpha);
@@ -221,6 +271,16 @@ __attribute__((target("avx2,fma"))) void run_avx2(Fn f, const float* x, float* y
 void run_sse2(Fn f, const float* x, float* y, std::int64_t n, float alpha) {
   Ops<Vec<4>::F, Vec<4>::I>::run(f, x, y, n, alpha);
 }
+
+__attribute__((target("avx512f,fma"))) void softmax_avx512(const float* x, float* y, std::int64_t n) {
+  Ops<Vec<16>::F, Vec<16>::I>::softmax(x, y, n);
+}
+
+__attribute__((target("avx2,fma"))) void softmax_avx2(const float* x, float* y, std::int64_t n) {
+  Ops<Vec<8>::F, Vec<8>::I>::softmax(x, y, n);
+}
+
+void softmax_sse2(const float* x, float* y, std::int64_t n) { Ops<Vec<4>::F, Vec<4>::I>::softmax(x, y, n); }
 
 enum class Level { Sse2, Avx2, Avx512 };
 
@@ -249,6 +309,15 @@ void apply(Fn f, const float* x, float* y, std::int64_t n, float alpha) {
     case Level::Avx512: return run_avx512(f, x, y, n, alpha);
     case Level::Avx2: return run_avx2(f, x, y, n, alpha);
     case Level::Sse2: return run_sse2(f, x, y, n, alpha);
+  }
+}
+
+void softmax_row(const float* x, float* y, std::int64_t n) {
+  if (n <= 0) return;
+  switch (level()) {
+    case Level::Avx512: return softmax_avx512(x, y, n);
+    case Level::Avx2: return softmax_avx2(x, y, n);
+    case Level::Sse2: return softmax_sse2(x, y, n);
   }
 }
 

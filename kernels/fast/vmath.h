@@ -22,7 +22,12 @@ enum class Fn {
 /// (fused multiply-adds) but never on how the caller splits the array.
 void apply(Fn f, const float* x, float* y, std::int64_t n, float alpha = 1.0f);
 
-/// The instruction set apply() runs on: "avx512", "avx2" or "sse2". Follows
+/// One softmax row: y[i] = exp(x[i] - max) / sum_j exp(x[j] - max); y may equal x. The same
+/// accuracy and instruction-set dependence as apply(); a row of -inf (every key masked) gives
+/// NaN, as the exact formula does.
+void softmax_row(const float* x, float* y, std::int64_t n);
+
+/// The instruction set apply() and softmax_row() run on: "avx512", "avx2" or "sse2". Follows
 /// ONEDNN_MAX_CPU_ISA, so a restricted run restricts these kernels too.
 const char* isa();
 

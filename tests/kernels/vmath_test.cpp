@@ -101,6 +101,30 @@ TEST(VMath, ResultsDoNotDependOnTheSplit) {
   }
 }
 
+// Softmax rows of every length up to a few vectors (whole vectors plus each tail length),
+// with masked keys (-inf) and one huge score, against double-precision softmax.
+TEST(VMath, SoftmaxRowsOfEveryLengthMatchDoubleMath) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (std::int64_t n = 1; n <= 50; ++n) {
+    const Tensor t = rnd({n}, static_cast<std::uint64_t>(n), -12.0f, 12.0f);
+    std::vector<float> x(t.as<float>(), t.as<float>() + n);
+    if (n > 3) x[2] = ninf;     // a masked key
+    if (n > 7) x[n - 1] = 80.0f;  // exp would overflow without the max
+    std::vector<float> y(static_cast<std::size_t>(n));
+    vm::softmax_row(x.data(), y.data(), n);
+    double mx = -INFINITY, sum = 0.0;
+    for (float v : x) mx = std::max(mx, static_cast<double>(v));
+    for (float v : x) sum += std::exp(v - mx);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double want = std::exp(x[static_cast<std::size_t>(i)] - mx) / sum;
+      EXPECT_NEAR(y[static_cast<std::size_t>(i)], want, 1e-6 * want + 1e-12) << "n " << n << " i " << i;
+    }
+  }
+  std::vector<float> masked(19, ninf), y(19);
+  vm::softmax_row(masked.data(), y.data(), 19);
+  EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[18])) << "a row with every key masked has no softmax";
+}
+
 TEST(FastElementwise, TranscendentalOpsMatchTheReference) {
   // 70,000 elements: several TBB chunks and a tail.
   const Tensor x = rnd({7, 10000}, 11, -8.0f, 8.0f);
