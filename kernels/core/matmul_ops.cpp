@@ -1,6 +1,8 @@
 // MatMul / Gemm / FusedMatMul: shapes, broadcasting and attributes -> MatMulSpec.
 #include "core/matmul_ops.h"
 
+#include <cstring>
+
 namespace graphfuse::kernels {
 
 namespace {
@@ -8,17 +10,25 @@ namespace {
 // ONNX MatMul semantics (numpy matmul): 1-D operands are promoted and the promoted dim
 // dropped from the result; leading dims broadcast.
 // FusedMatMul's transBatch: dim 0 moves behind the batch dims, [d0, d1..dk, m] ->
-// [d1..dk, d0, m] (the Transpose that ONNX Runtime folds into the op). Materialized.
+// [d1..dk, d0, m] (the Transpose that ONNX Runtime folds into the op). Materialized as row
+// copies: each of the d0 x (d1 * ... * dk) rows of m elements moves whole (the generic
+// Transpose kernel's per-element indexing was 3x the product itself on transformer_encoder).
 Tensor trans_batch(const Tensor& t) {
-  const auto r = static_cast<std::int64_t>(t.shape.size());
+  const auto r = t.shape.size();
   check(r >= 3, "transBatch needs rank >= 3, got " + shape_str(t.shape));
-  std::vector<std::int64_t> perm;
-  for (std::int64_t d = 1; d < r - 1; ++d) perm.push_back(d);
-  perm.push_back(0);
-  perm.push_back(r - 1);
-  Attributes a;
-  a.set("perm", perm);
-  return run_op(KernelSet::Reference, "Transpose", {t}, a).at(0);
+  const std::int64_t d0 = t.shape[0], m = t.shape[r - 1];
+  const std::int64_t inner = numel(Shape(t.shape.begin() + 1, t.shape.end() - 1));
+  Shape out_shape(t.shape.begin() + 1, t.shape.end() - 1);
+  out_shape.push_back(d0);
+  out_shape.push_back(m);
+  Tensor y = alloc_f32(out_shape);
+  const float* x = f32(t, "transBatch input");
+  float* yp = mut<float>(y);
+  const auto row = static_cast<std::size_t>(m) * sizeof(float);
+  for (std::int64_t i = 0; i < d0; ++i)
+    for (std::int64_t j = 0; j < inner; ++j)
+      if (row) std::memcpy(yp + (j * d0 + i) * m, x + (i * inner + j) * m, row);
+  return y;
 }
 
 std::vector<Tensor> matmul(MatMulImpl impl, const KernelCall& c, bool fused) {

@@ -32,6 +32,22 @@ void strided_copy_as(const char* src, char* dst, const Shape& out, const std::ve
   std::vector<std::int64_t> idx(rank, 0);
   std::int64_t off = base;
   const std::int64_t n = numel(out);
+  if (rank > 1 && stride[rank - 1] == 1 && out[rank - 1] > 1 && n > 0) {
+    // Contiguous innermost runs (a Slice's rows, a Transpose that keeps the last axis): one
+    // block copy per run instead of per-element index stepping.
+    const std::int64_t run = out[rank - 1];
+    const auto bytes = static_cast<std::size_t>(run) * sizeof(E);
+    for (std::int64_t i = 0; i < n; i += run) {
+      std::memcpy(y + i, x + off, bytes);
+      for (std::size_t d = rank - 1; d-- > 0;) {
+        off += stride[d];
+        if (++idx[d] < out[d]) break;
+        off -= stride[d] * out[d];
+        idx[d] = 0;
+      }
+    }
+    return;
+  }
   for (std::int64_t i = 0; i < n; ++i) {
     y[i] = x[off];
     for (std::size_t d = rank; d-- > 0;) {
