@@ -126,14 +126,18 @@ std::vector<Tensor> pad(const KernelCall& c) {
 }
 
 // The input coordinate an output coordinate maps to (ONNX Resize's
-// coordinate_transformation_mode), before rounding or interpolation.
-double source_coordinate(const std::string& mode, double o, double scale, std::int64_t out_len, std::int64_t in_len) {
+// coordinate_transformation_mode), before rounding or interpolation. `resized` is the
+// axis's resized length before rounding: in_len * scale when scales are given (ONNX's
+// reference and expected outputs divide by it in align_corners, so a 0.6 downsample of 4
+// spans 2.4, not the 2 output elements), the size itself when sizes are.
+double source_coordinate(const std::string& mode, double o, double scale, std::int64_t out_len, double resized,
+                         std::int64_t in_len) {
   if (mode == "half_pixel") return (o + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel") return out_len > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
   if (mode == "asymmetric") return o / scale;
   if (mode == "tf_half_pixel_for_nn") return (o + 0.5) / scale;
   if (mode == "align_corners")
-    return out_len == 1 ? 0.0 : o * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1);
+    return resized == 1.0 ? 0.0 : o * static_cast<double>(in_len - 1) / (resized - 1.0);
   if (mode == "half_pixel_symmetric") {
     const double adjustment = static_cast<double>(out_len) / (scale * static_cast<double>(in_len));
     const double center = static_cast<double>(in_len) / 2.0;
@@ -177,7 +181,7 @@ std::vector<Tensor> resize(const KernelCall& c) {
   if (scales_t && scales_t->num_elements() == 0) scales_t = nullptr;  // an empty scales with sizes
   check((scales_t != nullptr) != (sizes_t != nullptr), "Resize needs exactly one of scales and sizes");
   Shape out(rank);
-  std::vector<double> scale(rank);
+  std::vector<double> scale(rank), resized(rank);
   if (scales_t) {
     const float* s = f32(*scales_t, "Resize scales");
     check(scales_t->num_elements() == rank, "Resize scales must have one value per input axis");
@@ -187,6 +191,7 @@ std::vector<Tensor> resize(const KernelCall& c) {
       check(o <= static_cast<double>(kMaxExtent), "Resize output axis is too large");
       out[d] = static_cast<std::int64_t>(o);
       scale[d] = s[d];
+      resized[d] = static_cast<double>(x.shape[d]) * s[d];
     }
   } else {
     const auto sz = int_values(*sizes_t, "sizes");
@@ -194,6 +199,7 @@ std::vector<Tensor> resize(const KernelCall& c) {
     for (std::int64_t d = 0; d < rank; ++d) {
       check(sz[d] >= 0 && sz[d] <= kMaxExtent, "Resize sizes must be within [0, 2^31)");
       out[d] = sz[d];
+      resized[d] = static_cast<double>(sz[d]);
       check(x.shape[d] > 0 || sz[d] == 0, "Resize cannot fill an axis from an empty one");
       scale[d] = x.shape[d] > 0 ? static_cast<double>(sz[d]) / static_cast<double>(x.shape[d]) : 1.0;
     }
@@ -208,7 +214,7 @@ std::vector<Tensor> resize(const KernelCall& c) {
     w[d].resize(out[d]);
     const std::int64_t n = x.shape[d];
     for (std::int64_t o = 0; o < out[d]; ++o) {
-      const double v = source_coordinate(coord, static_cast<double>(o), scale[d], out[d], n);
+      const double v = source_coordinate(coord, static_cast<double>(o), scale[d], out[d], resized[d], n);
       if (mode == "nearest") {
         const std::int64_t i = std::clamp<std::int64_t>(nearest_index(nearest, v), 0, n - 1);
         lo[d][o] = hi[d][o] = i;
