@@ -1,10 +1,12 @@
-// The fast set's QLinearConv: im2col of (x - x_zero_point) and an int32 product with
-// (w - w_zero_point[m]) whose inner loop runs over contiguous output positions, so the
-// compiler vectorizes it; output channels in parallel (TBB; each output element is computed
-// by one task, so the result is the same for any thread count). The accumulation is exact
-// (int32 holds any sum of uint8 x int8 products over a window of up to 65,000 taps) and the
-// requantization is the reference kernel's expression (kernels/reference/quant.cpp), so both
-// sets give the same integers. A plain-C++ kernel: no oneDNN int8 primitive yet.
+// The fast set's QLinearConv. Windows of 32 taps or more (K = c_in/group * kh * kw): im2col
+// of (x - x_zero_point) as int16 rows, one per output position, and the exact int16 product
+// with (w - w_zero_point[m]) of kernels/core/int16_gemm.h (pairwise multiply-adds in int32
+// lanes, 4 x 4 output tiles). Narrower windows (depthwise 3 x 3): an int32 product whose inner
+// loop runs over contiguous output positions, so the compiler vectorizes it; output channels
+// in parallel. Either way each output element is one exact integer sum (no task splits it), so
+// the result is the same for any thread count and instruction set, and the requantization is
+// the reference kernel's expression (kernels/reference/quant.cpp): both sets give the same
+// integers. Plain C++: no oneDNN int8 primitive.
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/int16_gemm.h"
 #include "core/util.h"
 #include "graphfuse/kernels/conv.h"
 #include "reference/quant_common.h"
@@ -58,9 +61,49 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
 
   const std::vector<std::int32_t> xc = centred(x, xz);
   Tensor y = alloc(out, p.output_shape());
-  std::vector<std::int32_t> col(static_cast<std::size_t>(K * P));
+  // Wide windows take the int16 product; its vector loop needs 32 taps to pay.
+  const bool wide = K >= 32 && K <= kMaxInt16GemmDepth;
+  std::vector<std::int16_t> w16, col16;
+  std::vector<std::int32_t> col, acc16;
+  if (wide) {
+    w16.assign(wc.begin(), wc.end());  // |w - w_zp| <= 255
+    col16.resize(static_cast<std::size_t>(P * K));
+    acc16.resize(static_cast<std::size_t>(cout_g * P));
+  } else {
+    col.resize(static_cast<std::size_t>(K * P));
+  }
   for (std::int64_t n = 0; n < p.n; ++n)
     for (std::int64_t g = 0; g < p.group; ++g) {
+      if (wide) {
+        // colT[pos][k] = x - x_zp at tap k of the window at pos, 0 in the padding.
+        for (std::int64_t oh = 0; oh < p.out_h; ++oh)
+          for (std::int64_t ow = 0; ow < p.out_w; ++ow) {
+            std::int16_t* r = col16.data() + (oh * p.out_w + ow) * K;
+            for (std::int64_t ci = 0; ci < cin_g; ++ci) {
+              const std::int32_t* plane = xc.data() + (n * p.c_in + g * cin_g + ci) * p.h * p.w;
+              for (std::int64_t kh = 0; kh < p.kh; ++kh) {
+                const std::int64_t ih = oh * p.stride_h - p.pad_t + kh * p.dil_h;
+                for (std::int64_t kw = 0; kw < p.kw; ++kw) {
+                  const std::int64_t iw = ow * p.stride_w - p.pad_l + kw * p.dil_w;
+                  *r++ = (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) ? 0 : static_cast<std::int16_t>(plane[ih * p.w + iw]);
+                }
+              }
+            }
+          }
+        int16_gemm_nt(w16.data() + g * cout_g * K, col16.data(), cout_g, P, K, acc16.data());
+        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, cout_g), [&](const tbb::blocked_range<std::int64_t>& range) {
+          for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
+            const std::int64_t m = g * cout_g + mg;
+            const std::int32_t bias = b ? b->as<std::int32_t>()[m] : 0;
+            const float s = scale[static_cast<std::size_t>(m)];
+            const std::int32_t* a = acc16.data() + mg * P;
+            const std::int64_t base = (n * p.c_out + m) * P;
+            for (std::int64_t pos = 0; pos < P; ++pos)
+              store(y, base + pos, quantize(static_cast<float>(std::int64_t{a[pos]} + bias) * s, yzv, lo, hi));
+          }
+        });
+        continue;
+      }
       // im2col: col[k][pos] = x - x_zp at the window tap, 0 in the padding (ONNX pads with
       // the zero point).
       for (std::int64_t ci = 0; ci < cin_g; ++ci)

@@ -55,13 +55,14 @@ inline std::int64_t quantize(float v, std::int64_t zp, std::int64_t lo, std::int
 
 // A per-tensor or per-row/column quantization parameter of the QLinear ops: one element, or
 // `n` of them (1-D) indexed by i.
+// Called per element in the kernels' loops: the message is built only on failure.
 inline float param_f(const Tensor& t, std::int64_t i, std::string_view what) {
-  check(t.dtype == DType::Float32 && t.has_data(), std::string(what) + " must be float32 with data");
+  if (t.dtype != DType::Float32 || !t.has_data()) fail(std::string(what) + " must be float32 with data");
   return t.as<float>()[t.num_elements() == 1 ? 0 : i];
 }
 inline std::int64_t param_z(const Tensor* t, std::int64_t i) {
   if (!t) return 0;
-  check(t->has_data(), "a zero point has no data");
+  if (!t->has_data()) fail("a zero point has no data");
   return int_at(*t, t->num_elements() == 1 ? 0 : i);
 }
 inline void check_param(const Tensor* t, std::int64_t n, std::string_view what) {
