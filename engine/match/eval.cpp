@@ -253,7 +253,14 @@ class Evaluator {
         const auto* l = lo ? std::get_if<std::int64_t>(&*lo) : nullptr;
         const auto* h = hi ? std::get_if<std::int64_t>(&*hi) : nullptr;
         if (!x || !l || !h) return std::nullopt;
-        return slice_constant(g_, value(a[0]), *x, *l, *h);
+        std::int64_t step = 1;
+        if (a.size() > 4) {
+          auto st = eval(a[4]);
+          const auto* sp = st ? std::get_if<std::int64_t>(&*st) : nullptr;
+          if (!sp) return std::nullopt;
+          step = *sp;
+        }
+        return slice_constant(g_, value(a[0]), *x, *l, *h, step);
       }
       case Fn::Join: {
         auto ax = eval(a[0]);

@@ -11,9 +11,9 @@
 namespace graphfuse::match {
 
 std::optional<AttrValue> slice_constant(const Graph& g, ValueRef x, std::int64_t axis, std::int64_t start,
-                                        std::int64_t end) {
+                                        std::int64_t end, std::int64_t step) {
   const Tensor* t = constant_tensor(g, x);
-  if (!t || !t->has_data() || t->shape.empty()) return std::nullopt;
+  if (!t || !t->has_data() || t->shape.empty() || step < 1) return std::nullopt;
   const std::size_t es = dtype_size(t->dtype);
   const std::int64_t n = t->num_elements();
   if (es == 0 || n <= 0 || t->data->size() < static_cast<std::size_t>(n) * es) return std::nullopt;
@@ -27,15 +27,17 @@ std::optional<AttrValue> slice_constant(const Graph& g, ValueRef x, std::int64_t
   std::int64_t outer = 1, inner = 1;
   for (std::int64_t d = 0; d < axis; ++d) outer *= t->shape[static_cast<std::size_t>(d)];
   for (std::int64_t d = axis + 1; d < rank; ++d) inner *= t->shape[static_cast<std::size_t>(d)];
+  const std::int64_t taken = (end - start + step - 1) / step;
   Tensor out;
   out.dtype = t->dtype;
   out.shape = t->shape;
-  out.shape[static_cast<std::size_t>(axis)] = end - start;
+  out.shape[static_cast<std::size_t>(axis)] = taken;
   auto bytes = std::make_shared<std::string>();
-  const std::size_t chunk = static_cast<std::size_t>((end - start) * inner) * es;
-  bytes->reserve(static_cast<std::size_t>(outer) * chunk);
+  const std::size_t chunk = static_cast<std::size_t>(inner) * es;
+  bytes->reserve(static_cast<std::size_t>(outer * taken) * chunk);
   for (std::int64_t o = 0; o < outer; ++o)
-    bytes->append(t->data->data() + static_cast<std::size_t>((o * len + start) * inner) * es, chunk);
+    for (std::int64_t i = start; i < end; i += step)
+      bytes->append(t->data->data() + static_cast<std::size_t>((o * len + i) * inner) * es, chunk);
   out.data = std::move(bytes);
   return out;
 }

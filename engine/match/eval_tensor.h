@@ -9,11 +9,12 @@
 
 namespace graphfuse::match {
 
-/// `slice(x, axis, start, end)`: the elements [start, end) of constant x along `axis`
-/// (negative axis, start and end count from the end), as a tensor of x's dtype and rank.
-/// nullopt when x is not a constant tensor with data or the range is empty or outside x.
+/// `slice(x, axis, start, end[, step])`: the elements start, start + step, ... below end of
+/// constant x along `axis` (negative axis, start and end count from the end; step >= 1), as a
+/// tensor of x's dtype and rank. nullopt when x is not a constant tensor with data, the range
+/// is empty or outside x, or the step is not positive.
 std::optional<AttrValue> slice_constant(const Graph& g, ValueRef x, std::int64_t axis, std::int64_t start,
-                                        std::int64_t end);
+                                        std::int64_t end, std::int64_t step = 1);
 
 /// `join(axis, a, b, c)`: constants a, b and c concatenated along `axis` (negative counts
 /// from the end), as one tensor of their dtype. nullopt unless all are constants with data

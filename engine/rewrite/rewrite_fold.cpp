@@ -8,24 +8,38 @@
 namespace graphfuse {
 
 namespace {
+void trace_dead(RewriteReport& total, const std::vector<std::string>& dead, const RewriteOptions& options) {
+  if (options.trace)
+    for (const std::string& id : dead) total.trace.push_back("dead: '" + id + "' had no reader left, removed");
+  total.dead.insert(total.dead.end(), dead.begin(), dead.end());
+}
+
+// Passes of rewriting to a fixed point, folding (with a folder) and sweeping the nodes the
+// pass left dead, until a pass changes nothing more. The sweep is inside the loop because a
+// dead reader blocks rules: a fusion whose first match kept a Shape chain for another reader
+// (on_external_use: duplicate) leaves it reading the value the next rule must own alone.
 RewriteReport rewrite_fold_passes(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
-                                  int max_passes) {
-  if (!folder) return rewrite_graph(g, rules, options);
+                                  const DeadNodeSweep& sweep, int max_passes) {
   RewriteReport total;
   for (int pass = 0; pass < max_passes; ++pass) {
     RewriteReport r = rewrite_graph(g, rules, options);
     const bool applied = r.rounds > 0;
     total.merge(r);
     if (!total.converged) break;
-    // A pass after the first that rewrote nothing has nothing new to fold either.
+    // A pass after the first that rewrote nothing has nothing new to fold or sweep either.
     if (pass > 0 && !applied) break;
-    FoldReport f = folder->fold(g);
-    if (options.trace)
-      for (const auto& n : f.folded) total.trace.push_back("fold: '" + n.node + "' (" + n.op + ") is now a constant");
-    const bool changed = f.changed();
-    total.fold.merge(f);
+    bool changed = false;
+    if (folder) {
+      FoldReport f = folder->fold(g);
+      if (options.trace)
+        for (const auto& n : f.folded) total.trace.push_back("fold: '" + n.node + "' (" + n.op + ") is now a constant");
+      changed = f.changed();
+      total.fold.merge(f);
+    }
+    const std::vector<std::string> dead = sweep.run(g);
+    trace_dead(total, dead, options);
     total.nodes_after = g.size();
-    if (!changed) break;
+    if (!changed && dead.empty()) break;
   }
   return total;
 }
@@ -34,13 +48,11 @@ RewriteReport rewrite_fold_passes(Graph& g, const RuleSet& rules, const RewriteO
 RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
                                int max_passes) {
   const DeadNodeSweep sweep(g);
-  RewriteReport total = rewrite_fold_passes(g, rules, options, folder, max_passes);
+  RewriteReport total = rewrite_fold_passes(g, rules, options, folder, sweep, max_passes);
   // Only after a fixed point: a stopped rewrite's graph is partial and left as it is.
   if (!total.converged) return total;
   total.merged = merge_rule_copies(g, sweep.first_new());
-  total.dead = sweep.run(g);
-  if (options.trace)
-    for (const std::string& id : total.dead) total.trace.push_back("dead: '" + id + "' had no reader left, removed");
+  trace_dead(total, sweep.run(g), options);
   total.nodes_after = g.size();
   return total;
 }

@@ -18,6 +18,7 @@ struct Builtin {
   const char* name;
   Fn fn;
   std::vector<ArgKind> args;
+  std::size_t optional = 0;  ///< how many trailing arguments may be left out
 };
 
 const std::vector<Builtin>& builtins() {
@@ -50,7 +51,7 @@ const std::vector<Builtin>& builtins() {
       {"feeds_quantize", Fn::FeedsQuantize, {ArgKind::Value}},
       {"feeds", Fn::Feeds, {ArgKind::Value, ArgKind::Any}},
       {"producer", Fn::Producer, {ArgKind::Value}},
-      {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any}},
+      {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any, ArgKind::Any}, 1},
       {"join", Fn::Join, {ArgKind::Any, ArgKind::Value, ArgKind::Value, ArgKind::Value}},
       {"lower_triangular", Fn::LowerTriangular, {ArgKind::Value}},
   };
@@ -151,9 +152,11 @@ Term TermCompiler::call(const dsl::FuncCall& f, dsl::Pos pos) const {
     return t;
   }
   t.fn = b->fn;
-  if (f.args.size() != b->args.size())
-    fail(pos, std::string(b->name) + "() takes " + std::to_string(b->args.size()) + " argument" +
-                  (b->args.size() == 1 ? "" : "s") + ", not " + std::to_string(f.args.size()));
+  const std::size_t most = b->args.size(), least = most - b->optional;
+  if (f.args.size() < least || f.args.size() > most)
+    fail(pos, std::string(b->name) + "() takes " +
+                  (least == most ? std::to_string(most) : std::to_string(least) + " or " + std::to_string(most)) +
+                  " argument" + (most == 1 ? "" : "s") + ", not " + std::to_string(f.args.size()));
   for (std::size_t i = 0; i < f.args.size(); ++i) {
     const dsl::Operand& a = f.args[i];
     switch (b->args[i]) {

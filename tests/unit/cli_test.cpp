@@ -42,6 +42,20 @@ TEST_F(CliTest, ApplyFusesAndReportsCounts) {
   EXPECT_EQ(info.out.find("Conv2D "), std::string::npos) << info.out;
 }
 
+// The first interleaved rotary fusion keeps the rotation's Shape chain for the second (the
+// flatten's shape reads it); once the second fires the chain is dead, and the sweep between
+// passes removes it, so the attention rule, which must own Q alone, fires in the next pass.
+// verify runs the rewrite on the reference kernels against the original.
+TEST_F(CliTest, ADeadReaderLeftByOneFusionDoesNotBlockTheNext) {
+  const std::string model = src("tests/rules/models/llama_attn_rope_interleaved.onnx");
+  CliRun r = run_cli("apply --rules " + src("rules/onnx") + " " + model + " -o " + (dir_ / "out.onnx").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("onnx_rotary_embedding_interleaved: 2 rewrites"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("onnx_mha_rotary_fused: 1 rewrite"), std::string::npos) << r.out;
+  CliRun v = run_cli("verify --rules " + src("rules/onnx") + " " + model);
+  EXPECT_EQ(v.code, 0) << v.out;
+}
+
 TEST_F(CliTest, ApplySummaryListsOnlyTheRulesThatFired) {
   fs::path in = write("chain.graph", kChain);
   fs::path rules = write("rules.yaml",

@@ -28,8 +28,9 @@ class TestGate : public RewriteGate {
   }
 };
 
-// Its first call "folds" by adding a fresh A and C reading x (what a fold that exposes
-// new candidates does); later calls change nothing.
+// Its first call "folds" by adding a fresh A and C reading x, both graph outputs (what a
+// fold that exposes new candidates does; unread, the sweep after the fold would remove
+// them); later calls change nothing.
 class OneShotFolder : public Folder {
  public:
   int calls = 0;
@@ -37,8 +38,8 @@ class OneShotFolder : public Folder {
     FoldReport r;
     if (calls++ == 0) {
       const NodeId x = g.inputs().at(0);
-      g.add_node("a2", OpType::intern("A"), {{x, 0}});
-      g.add_node("c2", OpType::intern("C"), {{x, 0}});
+      g.add_output({g.add_node("a2", OpType::intern("A"), {{x, 0}}), 0});
+      g.add_output({g.add_node("c2", OpType::intern("C"), {{x, 0}}), 0});
       r.folded.push_back({"a2", "A"});
     }
     return r;

@@ -18,16 +18,16 @@ class Folder {
   virtual FoldReport fold(Graph& g) = 0;
 };
 
-/// Rewrites `g` to a fixed point, folds with `folder`, and repeats while folding changed
-/// something (so rules that need constant operands, like a Clip fused into a convolution
-/// whose weights a batch-norm fold rebuilt, fire), at most `max_passes` times. A null
-/// `folder` is rewrite_graph. The report sums every driver run (RewriteReport::merge: the
-/// cost model's declines and savings included) and holds every fold pass's work in
-/// RewriteReport::fold; with RewriteOptions::trace each folded node adds a "fold:" line.
-/// After a fixed point it merges repeated rule-created nodes (merge_rule_copies,
-/// graphfuse/merge_copies.h; RewriteReport::merged) and removes the nodes the rewrite left without readers
-/// (DeadNodeSweep, graphfuse/dead_nodes.h; RewriteReport::dead, "dead:" trace lines), with
-/// or without a folder.
+/// Rewrites `g` to a fixed point, folds with `folder` (none when null), removes the nodes
+/// the pass left without readers (DeadNodeSweep, graphfuse/dead_nodes.h; RewriteReport::dead,
+/// "dead:" trace lines), and repeats while folding or the sweep changed something (so rules
+/// that need constant operands, like a Clip fused into a convolution whose weights a
+/// batch-norm fold rebuilt, fire, and so do rules a dead reader of their values had
+/// blocked), at most `max_passes` times. The report sums every driver run
+/// (RewriteReport::merge: the cost model's declines and savings included) and holds every
+/// fold pass's work in RewriteReport::fold; with RewriteOptions::trace each folded node adds
+/// a "fold:" line. After the last pass it merges repeated rule-created nodes
+/// (merge_rule_copies, graphfuse/merge_copies.h; RewriteReport::merged) and sweeps again.
 RewriteReport rewrite_and_fold(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
                                int max_passes = 8);
 

@@ -15,6 +15,12 @@ Hugging Face modules as torch's ONNX exporter writes them:
   llama_attn_rope_mul.onnx   llama_attn_rope with the Mul scale
   vit_attn_mul.onnx          bert_attn_mul without a mask: the scores plus a constant 0 (ViT)
   llama_attn_rope_dyn.onnx   llama_attn_rope exported with dynamic batch and sequence axes
+  llama_attn_rope_interleaved.onnx      llama_attn_rope with GPT-J's interleaved rotation
+                             (rotate_every_two: pairs (2i, 2i + 1)) over caches whose columns
+                             repeat in pairs (freqs.repeat_interleave(2))
+  llama_attn_rope_interleaved_dyn.onnx  the same with dynamic batch and sequence axes
+  llama_attn_not_rope_interleaved.onnx  the interleaved graph over caches whose pairs differ
+                             (the interleaved rotary rule must not fire)
   gpt2_attn.onnx             GPT-2 self-attention: one packed QKV projection split in three,
                              scores kept where the causal buffer (lower triangle) allows,
                              0/1 attention mask turned into (1 - mask) * lowest float; key 0
@@ -43,17 +49,26 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
+def rotate_every_two(x):
+    pairs = torch.stack((-x[..., 1::2], x[..., ::2]), dim=-1)
+    return pairs.flatten(-2)
+
+
 class LlamaAttention(nn.Module):
-    def __init__(self, rope=True, scale_mul=False):
+    def __init__(self, rope=True, scale_mul=False, interleaved=False):
         super().__init__()
         self.scale_mul = scale_mul
+        self.interleaved = interleaved
         self.q = nn.Linear(H, H, bias=False)
         self.k = nn.Linear(H, H, bias=False)
         self.v = nn.Linear(H, H, bias=False)
         self.o = nn.Linear(H, H, bias=False)
         inv = 1.0 / (10000 ** (torch.arange(0, HD, 2).float() / HD))
         f = torch.outer(torch.arange(P).float(), inv)
-        emb = torch.cat((f, f if rope else 1.5 * f), -1)
+        if interleaved:  # columns (2i, 2i + 1) equal; "not rope": the odd ones differ
+            emb = torch.stack((f, f if rope else 1.5 * f), -1).flatten(-2)
+        else:
+            emb = torch.cat((f, f if rope else 1.5 * f), -1)
         self.register_buffer("cos_cached", emb.cos())
         self.register_buffer("sin_cached", emb.sin())
 
@@ -64,8 +79,9 @@ class LlamaAttention(nn.Module):
         v = self.v(x).view(b, s, N, HD).transpose(1, 2)
         cos = self.cos_cached[:s][position_ids].unsqueeze(1)
         sin = self.sin_cached[:s][position_ids].unsqueeze(1)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
+        rot = rotate_every_two if self.interleaved else rotate_half
+        q = q * cos + rot(q) * sin
+        k = k * cos + rot(k) * sin
         a = torch.matmul(q, k.transpose(2, 3))
         a = a * (1.0 / math.sqrt(HD)) if self.scale_mul else a / math.sqrt(HD)
         a = torch.softmax(a + attention_mask, dim=-1)
@@ -160,6 +176,14 @@ def main():
     export(Gpt2Attention(), (x, am), ["x", "attention_mask"], "gpt2_attn_dyn.onnx", dynamic_axes=dyn)
     export(Gpt2Attention(causal=False), (x, am), ["x", "attention_mask"], "gpt2_attn_not_causal.onnx",
            dynamic_axes=dyn)
+    # Exported last: torch's random state then leaves the files above as they were.
+    export(LlamaAttention(True, interleaved=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
+           "llama_attn_rope_interleaved.onnx")
+    export(LlamaAttention(True, interleaved=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
+           "llama_attn_rope_interleaved_dyn.onnx",
+           dynamic_axes={"x": bs, "position_ids": bs, "attention_mask": {0: "batch", 2: "seq", 3: "seq"}, "y": bs})
+    export(LlamaAttention(False, interleaved=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
+           "llama_attn_not_rope_interleaved.onnx")
 
 
 if __name__ == "__main__":
