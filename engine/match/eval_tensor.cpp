@@ -3,7 +3,6 @@
 // and compares exactly.
 #include "match/eval_tensor.h"
 
-#include <cstring>
 #include <string>
 
 #include "graph/const_facts.h"
@@ -83,63 +82,29 @@ std::optional<AttrValue> join_constants(const Graph& g, const std::vector<ValueR
 }
 
 namespace {
-
-// Whether element e of a tensor of dtype dt is nonzero; floats by value (-0.0 is zero).
-bool nonzero(DType dt, const char* e, std::size_t es) {
-  if (dt == DType::Float32) {
-    float f;
-    std::memcpy(&f, e, sizeof f);
-    return f != 0.0f;
-  }
-  if (dt == DType::Float64) {
-    double d;
-    std::memcpy(&d, e, sizeof d);
-    return d != 0.0;
-  }
-  if (dt == DType::Float16 || dt == DType::BFloat16) {
-    std::uint16_t h;
-    std::memcpy(&h, e, sizeof h);
-    return (h & 0x7fffu) != 0;
-  }
-  for (std::size_t b = 0; b < es; ++b)
-    if (e[b] != 0) return true;
-  return false;
-}
-
-std::optional<AttrValue> constant_lower_triangular(const Tensor& t) {
-  const std::size_t es = dtype_size(t.dtype);
-  const std::int64_t n = t.num_elements();
-  if (t.shape.size() < 2 || es == 0 || n < 0 || t.data->size() < static_cast<std::size_t>(n) * es)
-    return std::nullopt;
-  const std::int64_t rows = t.shape[t.shape.size() - 2], cols = t.shape.back();
-  const char* p = t.data->data();
-  for (std::int64_t k = 0; k < n; ++k) {
-    const std::int64_t j = k % cols, i = (k / cols) % rows;
-    if (nonzero(t.dtype, p + static_cast<std::size_t>(k) * es, es) != (j <= i)) return false;
-  }
-  return true;
-}
-
-// The constant int64 elements of v, or nullopt.
+// The int64 elements of constant v, or nullopt (not a constant, or not of an integer type).
 std::optional<std::vector<std::int64_t>> int_values(const Graph& g, ValueRef v) {
-  const Tensor* t = constant_tensor(g, v);
-  if (!t || !t->has_data() || t->dtype != DType::Int64) return std::nullopt;
-  const std::int64_t n = t->num_elements();
-  if (n < 0 || t->data->size() < static_cast<std::size_t>(n) * sizeof(std::int64_t)) return std::nullopt;
-  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
-  std::memcpy(out.data(), t->data->data(), out.size() * sizeof(std::int64_t));
-  return out;
+  auto c = const_data(g, v);
+  if (!c || !c->is_int) return std::nullopt;
+  return std::move(c->ints);
 }
-
 }  // namespace
 
 std::optional<AttrValue> lower_triangular(const Graph& g, ValueRef x) {
   // Through a chain of top-left windows down to the constant (bounded: a chain is short).
   for (int depth = 0; depth < 8; ++depth) {
     if (!x.valid() || !g.alive(x.node)) return std::nullopt;
-    if (const Tensor* t = constant_tensor(g, x)) {
-      if (!t->has_data()) return std::nullopt;
-      return constant_lower_triangular(*t);
+    if (is_constant(g, x)) {
+      // Every dtype read by value (const_data): -0.0 is zero, NaN is not.
+      auto c = const_data(g, x);
+      if (!c || c->shape.size() < 2) return std::nullopt;
+      const std::int64_t rows = c->shape[c->shape.size() - 2], cols = c->shape.back();
+      for (std::size_t k = 0; k < c->size(); ++k) {
+        const auto i = static_cast<std::int64_t>(k) / cols % rows, j = static_cast<std::int64_t>(k) % cols;
+        const bool nonzero = c->is_int ? c->ints[k] != 0 : c->floats[k] != 0.0;
+        if (nonzero != (j <= i)) return false;
+      }
+      return true;
     }
     const Node& node = g.node(x.node);
     if (g.op(x.node).name() != "Slice" || node.inputs.size() < 3) return std::nullopt;
