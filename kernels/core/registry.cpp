@@ -127,6 +127,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_attention(r);
   register_fast_layout_ops(r);
   register_fast_quant(r);
+  register_fast_qlinear_binary(r);
 }
 
 KernelRegistry build_fast() {

@@ -12,11 +12,16 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "core/int16_gemm.h"
 #include "core/util.h"
+#include "fast/int8_conv.h"
+#include "fast/quant_loops.h"
 #include "graphfuse/kernels/conv.h"
 #include "reference/quant_common.h"
 
@@ -50,17 +55,37 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
 
   const std::int64_t cin_g = p.c_in / p.group, cout_g = p.c_out / p.group;
   const std::int64_t K = cin_g * p.kh * p.kw, P = p.out_h * p.out_w;
+  std::vector<float> scale(static_cast<std::size_t>(p.c_out));
+  for (std::int64_t m = 0; m < p.c_out; ++m) scale[static_cast<std::size_t>(m)] = q.scale(c, m);
+
+  // oneDNN's int8 primitive where it is exact and fast. The vector requantization needs
+  // finite scales and |sum + bias| within int32 (|sum| <= K * 255 * 128).
+  const std::int32_t* bias = b ? b->as<std::int32_t>() : nullptr;
+  std::int64_t max_bias = 0;
+  for (std::int64_t m = 0; bias && m < p.c_out; ++m) max_bias = std::max<std::int64_t>(max_bias, std::abs(std::int64_t{bias[m]}));
+  const bool vector_requant = std::all_of(scale.begin(), scale.end(), [](float v) { return std::isfinite(v); }) &&
+                              K * 255 * 128 + max_bias <= std::numeric_limits<std::int32_t>::max();
+  if (vector_requant) {
+    Tensor sums = alloc_unfilled(DType::Int32, {p.n * P * p.c_out});
+    if (fast::int8_conv_sums(c, q, mut<std::int32_t>(sums))) {
+      Tensor y = alloc_unfilled(out, p.output_shape());
+      if (out == DType::UInt8)
+        fast::requantize_nhwc_to_nchw(sums.as<std::int32_t>(), bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::uint8_t>(y));
+      else
+        fast::requantize_nhwc_to_nchw(sums.as<std::int32_t>(), bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::int8_t>(y));
+      return {y};
+    }
+  }
+  Tensor y = alloc(out, p.output_shape());
+
   // Weights minus their per-channel zero points, [c_out][K].
   std::vector<std::int32_t> wc(static_cast<std::size_t>(p.c_out * K));
   for (std::int64_t m = 0; m < p.c_out; ++m) {
     const std::int64_t wz = param_z(c.input(5), m);
     for (std::int64_t k = 0; k < K; ++k) wc[static_cast<std::size_t>(m * K + k)] = static_cast<std::int32_t>(int_at(w, m * K + k) - wz);
   }
-  std::vector<float> scale(static_cast<std::size_t>(p.c_out));
-  for (std::int64_t m = 0; m < p.c_out; ++m) scale[static_cast<std::size_t>(m)] = q.scale(c, m);
 
   const std::vector<std::int32_t> xc = centred(x, xz);
-  Tensor y = alloc(out, p.output_shape());
   // Wide windows take the int16 product; its vector loop needs 32 taps to pay.
   const bool wide = K >= 32 && K <= kMaxInt16GemmDepth;
   std::vector<std::int16_t> w16, col16;

@@ -1,0 +1,57 @@
+// The fast set's com.microsoft.QLinearAdd and QLinearMul: one vectorized pass over inputs of
+// one shape (kernels/fast/quant_loops.cpp) instead of the reference kernels' three
+// (dequantize both, the float op, quantize), with the same integers. Broadcasting inputs,
+// and scales the vector loop cannot take, go to the reference kernels.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "core/util.h"
+#include "fast/quant_loops.h"
+#include "reference/quant_common.h"
+
+namespace graphfuse::kernels {
+
+namespace {
+
+using namespace quant;
+
+// The tensor in slot i when it is a per-tensor parameter with data, else null.
+const Tensor* scalar_or_null(const KernelCall& c, std::size_t i) {
+  const Tensor* t = c.input(i);
+  return t && t->has_data() && t->num_elements() == 1 ? t : nullptr;
+}
+
+KernelFn binary(std::string op, bool mul) {
+  return [op, mul](const KernelCall& c) -> std::vector<Tensor> {
+    const Tensor *a = c.input(0), *b = c.input(3);
+    const Tensor *as = scalar_or_null(c, 1), *bs = scalar_or_null(c, 4), *ys = scalar_or_null(c, 6);
+    const Tensor *az = c.input(2), *bz = c.input(5), *yz = c.input(7);
+    auto scale_ok = [](const Tensor* s) { return s && s->dtype == DType::Float32 && std::isfinite(s->as<float>()[0]); };
+    auto zero_ok = [&](const Tensor* z) { return !z || (z->has_data() && z->num_elements() == 1 && z->dtype == a->dtype); };
+    const bool vector = a && b && a->has_data() && b->has_data() && a->dtype == b->dtype &&
+                        (a->dtype == DType::UInt8 || a->dtype == DType::Int8) && a->shape == b->shape &&
+                        scale_ok(as) && scale_ok(bs) && scale_ok(ys) && ys->as<float>()[0] != 0.0f && zero_ok(az) &&
+                        zero_ok(bz) && zero_ok(yz);
+    if (!vector) return (*registry(KernelSet::Reference).find(op))(c);
+    const auto z = [](const Tensor* t) { return static_cast<std::int32_t>(param_z(t, 0)); };
+    Tensor y = alloc_unfilled(a->dtype, a->shape);
+    const std::int64_t n = a->num_elements();
+    if (a->dtype == DType::UInt8)
+      fast::qlinear_binary(mul, a->as<std::uint8_t>(), as->as<float>()[0], z(az), b->as<std::uint8_t>(),
+                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, mut<std::uint8_t>(y));
+    else
+      fast::qlinear_binary(mul, a->as<std::int8_t>(), as->as<float>()[0], z(az), b->as<std::int8_t>(),
+                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, mut<std::int8_t>(y));
+    return {y};
+  };
+}
+
+}  // namespace
+
+void register_fast_qlinear_binary(KernelRegistry& r) {
+  r.add("com.microsoft.QLinearAdd", binary("com.microsoft.QLinearAdd", false));
+  r.add("com.microsoft.QLinearMul", binary("com.microsoft.QLinearMul", true));
+}
+
+}  // namespace graphfuse::kernels

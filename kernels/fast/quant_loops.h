@@ -1,0 +1,29 @@
+// The fast kernels' quantized inner loops, vectorized: requantizing int32 sums, and the
+// element-wise QLinearAdd / QLinearMul.
+#pragma once
+
+#include <cstdint>
+
+namespace graphfuse::kernels::fast {
+
+/// y (NCHW) = the requantized NHWC `sums` (batch x positions x channels), channel m as
+/// quantize(float(sum + bias[m]) * scale[m]) of kernels/reference/quant_common.h: rounded
+/// half to even, plus `zero_point`, saturated to [lo, hi]. The same integers as that
+/// expression provided every scale is finite and every sum + bias fits int32 (the caller
+/// checks). `bias` may be null.
+void requantize_nhwc_to_nchw(const std::int32_t* sums, const std::int32_t* bias, const float* scale,
+                             std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t batch,
+                             std::int64_t positions, std::int64_t channels, std::uint8_t* y);
+void requantize_nhwc_to_nchw(const std::int32_t* sums, const std::int32_t* bias, const float* scale,
+                             std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t batch,
+                             std::int64_t positions, std::int64_t channels, std::int8_t* y);
+
+/// y = QLinearAdd (mul = false) or QLinearMul (mul = true) of a and b, n elements of one
+/// shape: quantize(op(float(a - az) * as, float(b - bz) * bs) / ys) as the reference
+/// kernels' DequantizeLinear -> op -> QuantizeLinear compute it. Needs finite scales and
+/// ys != 0 (the caller checks). T is uint8 or int8, for the inputs and y alike.
+template <class T>
+void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
+                    std::int32_t yz, std::int64_t n, T* y);
+
+}  // namespace graphfuse::kernels::fast
