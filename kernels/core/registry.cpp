@@ -128,6 +128,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_layout_ops(r);
   register_fast_quant(r);
   register_fast_qlinear_binary(r);
+  register_fast_qlinear_lookup(r);
 }
 
 KernelRegistry build_fast() {

@@ -102,5 +102,6 @@ void register_fast_attention(KernelRegistry& r);
 void register_fast_layout_ops(KernelRegistry& r);  // fast/layout_ops.cpp: Concat, Pad in NHWC
 void register_fast_quant(KernelRegistry& r);       // fast/qlinear_conv.cpp: QLinearConv
 void register_fast_qlinear_binary(KernelRegistry& r);  // fast/qlinear_binary.cpp: QLinearAdd, QLinearMul
+void register_fast_qlinear_lookup(KernelRegistry& r);  // fast/qlinear_lookup.cpp: QLinearSigmoid, QLinearLeakyRelu
 
 }  // namespace graphfuse::kernels

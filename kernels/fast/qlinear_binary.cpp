@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/util.h"
 #include "fast/quant_loops.h"
@@ -22,6 +23,25 @@ const Tensor* scalar_or_null(const KernelCall& c, std::size_t i) {
   return t && t->has_data() && t->num_elements() == 1 ? t : nullptr;
 }
 
+// How many consecutive elements of `big` each element of `small` pairs with under ONNX
+// broadcasting, when `small` is `big`'s shape with its trailing dimensions set to 1
+// (leading 1s implied): 1 for equal shapes; 0 for any other pairing.
+std::int64_t row_broadcast_inner(const Shape& big, const Shape& small) {
+  if (small.size() > big.size()) return 0;
+  const std::size_t lead = big.size() - small.size();
+  std::int64_t inner = 1;
+  std::size_t k = big.size();  // dims [k, rank) of small are 1
+  while (k > 0) {
+    const std::int64_t s = k - 1 < lead ? 1 : small[k - 1 - lead];
+    if (s != 1) break;
+    inner *= big[k - 1];
+    --k;
+  }
+  for (std::size_t i = 0; i < k; ++i)
+    if ((i < lead ? 1 : small[i - lead]) != big[i]) return 0;
+  return inner;
+}
+
 KernelFn binary(std::string op, bool mul) {
   return [op, mul](const KernelCall& c) -> std::vector<Tensor> {
     const Tensor *a = c.input(0), *b = c.input(3);
@@ -30,19 +50,26 @@ KernelFn binary(std::string op, bool mul) {
     auto scale_ok = [](const Tensor* s) { return s && s->dtype == DType::Float32 && std::isfinite(s->as<float>()[0]); };
     auto zero_ok = [&](const Tensor* z) { return !z || (z->has_data() && z->num_elements() == 1 && z->dtype == a->dtype); };
     const bool vector = a && b && a->has_data() && b->has_data() && a->dtype == b->dtype &&
-                        (a->dtype == DType::UInt8 || a->dtype == DType::Int8) && a->shape == b->shape &&
-                        scale_ok(as) && scale_ok(bs) && scale_ok(ys) && ys->as<float>()[0] != 0.0f && zero_ok(az) &&
-                        zero_ok(bz) && zero_ok(yz);
-    if (!vector) return (*registry(KernelSet::Reference).find(op))(c);
+                        (a->dtype == DType::UInt8 || a->dtype == DType::Int8) && scale_ok(as) && scale_ok(bs) &&
+                        scale_ok(ys) && ys->as<float>()[0] != 0.0f && zero_ok(az) && zero_ok(bz) && zero_ok(yz);
+    // The broadcast operand goes second: a + b and a * b are the same float either way round.
+    const bool swap = vector && a->num_elements() < b->num_elements();
+    if (swap) {
+      std::swap(a, b);
+      std::swap(as, bs);
+      std::swap(az, bz);
+    }
+    const std::int64_t inner = vector ? row_broadcast_inner(a->shape, b->shape) : 0;
+    if (inner == 0) return (*registry(KernelSet::Reference).find(op))(c);
     const auto z = [](const Tensor* t) { return static_cast<std::int32_t>(param_z(t, 0)); };
     Tensor y = alloc_unfilled(a->dtype, a->shape);
     const std::int64_t n = a->num_elements();
     if (a->dtype == DType::UInt8)
       fast::qlinear_binary(mul, a->as<std::uint8_t>(), as->as<float>()[0], z(az), b->as<std::uint8_t>(),
-                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, mut<std::uint8_t>(y));
+                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, inner, mut<std::uint8_t>(y));
     else
       fast::qlinear_binary(mul, a->as<std::int8_t>(), as->as<float>()[0], z(az), b->as<std::int8_t>(),
-                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, mut<std::int8_t>(y));
+                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, inner, mut<std::int8_t>(y));
     return {y};
   };
 }

@@ -95,27 +95,52 @@ void binary_range(const T* __restrict a, float as, float az, const T* __restrict
   }
 }
 
+// The same with b's value fixed (dequantized as fb) for the whole range.
+template <bool Mul, class T>
+void binary_range_scalar(const T* __restrict a, float as, float az, float fb, float ys, float yz, float lo, float hi,
+                         std::int64_t begin, std::int64_t end, T* __restrict y) {
+  for (std::int64_t i = begin; i < end; ++i) {
+    const float fa = (static_cast<float>(a[i]) - az) * as;
+    const float v = Mul ? fa * fb : fa + fb;
+    y[i] = static_cast<T>(static_cast<std::int32_t>(quantize_value(v / ys, yz, lo, hi)));
+  }
+}
+
 }  // namespace
 
 template <class T>
 void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
-                    std::int32_t yz, std::int64_t n, T* y) {
+                    std::int32_t yz, std::int64_t n, std::int64_t inner, T* y) {
   const float lo = std::is_signed_v<T> ? -128.0f : 0.0f, hi = std::is_signed_v<T> ? 127.0f : 255.0f;
   // x - zero point is exact in float (both are 8-bit integers), as the reference's int64
   // difference converted to float is.
   const float faz = static_cast<float>(az), fbz = static_cast<float>(bz), fyz = static_cast<float>(yz);
   constexpr std::int64_t kGrain = 16384;
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
-    if (mul)
-      binary_range<true>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
-    else
-      binary_range<false>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
-  });
+  if (inner == 1) {
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
+      if (mul)
+        binary_range<true>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
+      else
+        binary_range<false>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
+    });
+    return;
+  }
+  const std::int64_t rows = n / inner;
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, kGrain / inner)),
+                    [=](const tbb::blocked_range<std::int64_t>& r) {
+                      for (std::int64_t row = r.begin(); row < r.end(); ++row) {
+                        const float fb = (static_cast<float>(b[row]) - fbz) * bs;
+                        if (mul)
+                          binary_range_scalar<true>(a, as, faz, fb, ys, fyz, lo, hi, row * inner, (row + 1) * inner, y);
+                        else
+                          binary_range_scalar<false>(a, as, faz, fb, ys, fyz, lo, hi, row * inner, (row + 1) * inner, y);
+                      }
+                    });
 }
 
 template void qlinear_binary(bool, const std::uint8_t*, float, std::int32_t, const std::uint8_t*, float, std::int32_t,
-                             float, std::int32_t, std::int64_t, std::uint8_t*);
+                             float, std::int32_t, std::int64_t, std::int64_t, std::uint8_t*);
 template void qlinear_binary(bool, const std::int8_t*, float, std::int32_t, const std::int8_t*, float, std::int32_t,
-                             float, std::int32_t, std::int64_t, std::int8_t*);
+                             float, std::int32_t, std::int64_t, std::int64_t, std::int8_t*);
 
 }  // namespace graphfuse::kernels::fast

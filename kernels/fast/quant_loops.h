@@ -18,12 +18,14 @@ void requantize_nhwc_to_nchw(const std::int32_t* sums, const std::int32_t* bias,
                              std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t batch,
                              std::int64_t positions, std::int64_t channels, std::int8_t* y);
 
-/// y = QLinearAdd (mul = false) or QLinearMul (mul = true) of a and b, n elements of one
-/// shape: quantize(op(float(a - az) * as, float(b - bz) * bs) / ys) as the reference
-/// kernels' DequantizeLinear -> op -> QuantizeLinear compute it. Needs finite scales and
-/// ys != 0 (the caller checks). T is uint8 or int8, for the inputs and y alike.
+/// y = QLinearAdd (mul = false) or QLinearMul (mul = true) of a (n elements) and b (n /
+/// inner elements, each paired with `inner` consecutive elements of a: 1 for inputs of one
+/// shape, H * W for a per-channel [N, C, 1, 1] against [N, C, H, W]):
+/// quantize(op(float(a - az) * as, float(b - bz) * bs) / ys) as the reference kernels'
+/// DequantizeLinear -> op -> QuantizeLinear compute it. Needs finite scales and ys != 0
+/// (the caller checks). T is uint8 or int8, for the inputs and y alike.
 template <class T>
 void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
-                    std::int32_t yz, std::int64_t n, T* y);
+                    std::int32_t yz, std::int64_t n, std::int64_t inner, T* y);
 
 }  // namespace graphfuse::kernels::fast

@@ -1,0 +1,97 @@
+// The fast element-wise quantized ops against the reference kernels (dequantize, float op,
+// quantize). QLinearAdd / QLinearMul (kernels/fast/qlinear_binary.cpp, one vector pass): the same
+// integers on seeded random tensors, uint8 and int8, scales that saturate and scales that
+// put many values on rounding ties, per-row and scalar operands on either side, and a
+// broadcast the vector loop leaves to the reference kernel.
+#include <random>
+#include <utility>
+
+#include "kernels/test_util.h"
+
+namespace {
+
+template <class T>
+Tensor typed(DType dtype, Shape shape, const std::vector<T>& v) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  return t;
+}
+
+template <class T>
+Tensor random_ints(std::mt19937& g, DType dtype, Shape shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  std::vector<T> v(static_cast<std::size_t>(n));
+  const int lo = dtype == DType::Int8 ? -128 : 0;
+  for (T& e : v) e = static_cast<T>(std::uniform_int_distribution<int>(lo, lo + 255)(g));
+  return typed(dtype, std::move(shape), v);
+}
+
+template <class Int>
+void check_op(const std::string& op, DType dtype, std::mt19937& g) {
+  const int lo = dtype == DType::Int8 ? -128 : 0;
+  auto zp = [&] { return typed(dtype, {}, std::vector<Int>{static_cast<Int>(std::uniform_int_distribution<int>(lo, lo + 255)(g))}); };
+  // Power-of-two scales put many results exactly halfway between two integers; the
+  // tiny output scale saturates nearly everything.
+  const float scales[][3] = {{0.02f, 0.03f, 0.05f}, {0.5f, 0.25f, 1.0f}, {0.125f, 0.5f, 2.0f}, {0.1f, 0.2f, 1e-6f}};
+  const Shape shapes[] = {{1, 64, 17, 19}, {3, 1000}, {7}};
+  for (const auto& s : scales)
+    for (const Shape& shape : shapes) {
+      const std::vector<Tensor> in{random_ints<Int>(g, dtype, shape), T({}, {s[0]}), zp(),
+                                   random_ints<Int>(g, dtype, shape), T({}, {s[1]}), zp(),
+                                   T({}, {s[2]}), zp()};
+      const auto f = fast(op, in), e = ref(op, in);
+      EXPECT_TRUE(f[0] == e[0]) << op << " " << graphfuse::dtype_name(dtype) << " scales " << s[0] << " " << s[1]
+                                << " " << s[2] << " over " << shape.size() << "-d: the integers differ";
+    }
+  // Per-row operands (squeeze-and-excitation's [N, C, 1, 1] scale, a scalar), on either
+  // side, take the vector loop; [2, 3, 4] with [4] goes to the reference kernel.
+  const std::pair<Shape, Shape> pairs[] = {{{1, 64, 17, 19}, {1, 64, 1, 1}}, {{1, 64, 1, 1}, {1, 64, 17, 19}},
+                                           {{2, 8, 5, 3}, {8, 1, 1}},        {{2, 8, 5, 3}, {}},
+                                           {{2, 8, 5, 1}, {1}},              {{2, 3, 4}, {4}}};
+  for (const auto& [sa, sb] : pairs) {
+    const std::vector<Tensor> in{random_ints<Int>(g, dtype, sa), T({}, {0.1f}), zp(), random_ints<Int>(g, dtype, sb),
+                                 T({}, {0.2f}), zp(), T({}, {0.3f}), zp()};
+    const auto f = fast(op, in), e = ref(op, in);
+    EXPECT_EQ(f[0].shape, e[0].shape) << op << " broadcasting " << sa.size() << "-d with " << sb.size() << "-d";
+    EXPECT_TRUE(f[0] == e[0]) << op << " broadcasting " << sa.size() << "-d with " << sb.size() << "-d";
+  }
+}
+
+TEST(FastVsReference, QLinearAddAndMulAreBitExact) {
+  std::mt19937 g(77);
+  for (const char* op : {"com.microsoft.QLinearAdd", "com.microsoft.QLinearMul"}) {
+    check_op<std::uint8_t>(op, DType::UInt8, g);
+    check_op<std::int8_t>(op, DType::Int8, g);
+  }
+}
+
+// QLinearSigmoid / QLinearLeakyRelu (kernels/fast/qlinear_lookup.cpp) look each element up
+// in a table of the reference kernel's 256 outputs: every input value, uint8 and int8 (whose
+// negative values index by their bits), with and without an output zero point.
+TEST(FastVsReference, QLinearSigmoidAndLeakyReluTablesAreBitExact) {
+  std::mt19937 g(5);
+  Attributes leaky;
+  leaky.set("alpha", AttrValue(0.1f));
+  for (const char* op : {"com.microsoft.QLinearSigmoid", "com.microsoft.QLinearLeakyRelu"})
+    for (DType dtype : {DType::UInt8, DType::Int8}) {
+      const Attributes a = std::string(op).find("Leaky") != std::string::npos ? leaky : Attributes{};
+      const Tensor x = dtype == DType::UInt8 ? random_ints<std::uint8_t>(g, dtype, {4, 300})
+                                             : random_ints<std::int8_t>(g, dtype, {4, 300});
+      const Tensor xz = dtype == DType::UInt8 ? typed(dtype, {}, std::vector<std::uint8_t>{140})
+                                              : typed(dtype, {}, std::vector<std::int8_t>{-7});
+      const Tensor yz = dtype == DType::UInt8 ? typed(dtype, {}, std::vector<std::uint8_t>{3})
+                                              : typed(dtype, {}, std::vector<std::int8_t>{-100});
+      for (bool with_yz : {true, false}) {
+        std::vector<Tensor> in{x, T({}, {0.05f}), xz, T({}, {1.0f / 250.0f})};
+        if (with_yz) in.push_back(yz);
+        const auto f = fast(op, in, a), e = ref(op, in, a);
+        EXPECT_EQ(f[0].dtype, e[0].dtype) << op;
+        EXPECT_TRUE(f[0] == e[0]) << op << " " << graphfuse::dtype_name(dtype) << (with_yz ? "" : " without y_zero_point");
+      }
+    }
+}
+
+}  // namespace
