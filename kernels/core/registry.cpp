@@ -129,6 +129,8 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_quant(r);
   register_fast_qlinear_binary(r);
   register_fast_qlinear_lookup(r);
+  register_fast_qlinear_matmul(r);
+  register_fast_quantize_linear(r);
 }
 
 KernelRegistry build_fast() {

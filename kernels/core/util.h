@@ -103,5 +103,7 @@ void register_fast_layout_ops(KernelRegistry& r);  // fast/layout_ops.cpp: Conca
 void register_fast_quant(KernelRegistry& r);       // fast/qlinear_conv.cpp: QLinearConv
 void register_fast_qlinear_binary(KernelRegistry& r);  // fast/qlinear_binary.cpp: QLinearAdd, QLinearMul
 void register_fast_qlinear_lookup(KernelRegistry& r);  // fast/qlinear_lookup.cpp: QLinearSigmoid, QLinearLeakyRelu
+void register_fast_qlinear_matmul(KernelRegistry& r);  // fast/qlinear_matmul.cpp: QLinearMatMul
+void register_fast_quantize_linear(KernelRegistry& r);  // fast/quantize_linear.cpp: QuantizeLinear, DequantizeLinear
 
 }  // namespace graphfuse::kernels

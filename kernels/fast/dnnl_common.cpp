@@ -58,6 +58,12 @@ dnnl::memory reordered_weights(const dnnl::memory& user, const dnnl::memory::des
   return out;
 }
 
+bool has_vnni() {
+  using I = dnnl::cpu_isa;
+  const I isa = dnnl::get_effective_cpu_isa();
+  return isa == I::avx2_vnni || isa == I::avx512_core_vnni || isa == I::avx512_core_bf16 || isa == I::avx512_core_amx;
+}
+
 void append_activation(dnnl::post_ops& po, const ActivationSpec& act) {
   using A = dnnl::algorithm;
   switch (act.kind) {

@@ -20,6 +20,12 @@ dnnl::stream& cpu_stream();
 /// are built, so it belongs in every cache key.
 int omp_threads();
 
+/// True when oneDNN's effective instruction set has VNNI (AVX2-VNNI, AVX-512 VNNI and
+/// later): its int8 kernels then multiply u8 x s8 into int32 exactly. Without it they sum
+/// pairs in int16 with saturation, so the int8 paths (int8_conv.cpp, int8_matmul.cpp) keep
+/// to shapes that stay exact.
+bool has_vnni();
+
 /// Appends the eltwise post-op(s) computing `act` (none for Activation::None).
 void append_activation(dnnl::post_ops& po, const ActivationSpec& act);
 

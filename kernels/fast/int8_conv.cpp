@@ -33,12 +33,6 @@ struct Int8ConvEntry {
   std::int32_t zero_point_value = 0;
 };
 
-bool vnni(dnnl::cpu_isa isa) {
-  using I = dnnl::cpu_isa;
-  return isa == I::avx2_vnni || isa == I::avx512_core_vnni || isa == I::avx512_core_bf16 ||
-         isa == I::avx512_core_amx;
-}
-
 std::string key_of(const ConvParams& p, bool signed_src) {
   const std::int64_t k[] = {omp_threads(), p.n, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w,
                             p.dil_h, p.dil_w, p.pad_t, p.pad_l, p.pad_b, p.pad_r, signed_src};
@@ -104,7 +98,7 @@ bool int8_conv_sums(const KernelCall& c, const quant::QConv& q, std::int32_t* ac
   // kernels on a u8 source widen to int32 first and stay exact.
   const bool signed_src = x.dtype == DType::Int8;
   const bool depthwise = p.group == p.c_in && p.group == p.c_out;
-  if (!vnni(dnnl::get_effective_cpu_isa()) && (!depthwise || signed_src)) return false;
+  if (!has_vnni() && (!depthwise || signed_src)) return false;
 
   const std::int64_t flops = 2 * p.n * p.c_out * p.out_h * p.out_w * depth;
   SerialIf serial(flops < serial_flops());  // before the key: it includes the thread count

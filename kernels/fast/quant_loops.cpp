@@ -108,6 +108,33 @@ void binary_range_scalar(const T* __restrict a, float as, float az, float fb, fl
 
 }  // namespace
 
+namespace {
+
+template <class Out>
+void requantize_rows_typed(const std::int32_t* sums, const float* scale, std::int64_t zp, std::int64_t lo,
+                           std::int64_t hi, std::int64_t rows, std::int64_t channels, Out* y) {
+  const std::vector<std::int32_t> zeros(static_cast<std::size_t>(channels), 0);
+  const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
+                    [&](const tbb::blocked_range<std::int64_t>& r) {
+                      for (std::int64_t row = r.begin(); row < r.end(); ++row)
+                        requantize_channels(sums + row * channels, zeros.data(), scale, fz, flo, fhi, channels,
+                                            y + row * channels);
+                    });
+}
+
+}  // namespace
+
+void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
+                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y) {
+  requantize_rows_typed(sums, scale, zero_point, lo, hi, rows, channels, y);
+}
+
+void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
+                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y) {
+  requantize_rows_typed(sums, scale, zero_point, lo, hi, rows, channels, y);
+}
+
 template <class T>
 void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
                     std::int32_t yz, std::int64_t n, std::int64_t inner, T* y) {
@@ -142,5 +169,49 @@ template void qlinear_binary(bool, const std::uint8_t*, float, std::int32_t, con
                              float, std::int32_t, std::int64_t, std::int64_t, std::uint8_t*);
 template void qlinear_binary(bool, const std::int8_t*, float, std::int32_t, const std::int8_t*, float, std::int32_t,
                              float, std::int32_t, std::int64_t, std::int64_t, std::int8_t*);
+
+namespace {
+
+template <class T>
+void quantize_range(const float* __restrict x, float scale, float zp, float lo, float hi, std::int64_t begin,
+                    std::int64_t end, T* __restrict y) {
+  for (std::int64_t i = begin; i < end; ++i) {
+    float v = x[i] / scale;
+    v = v == v ? v : 0.0f;  // NaN quantizes to the zero point
+    y[i] = static_cast<T>(static_cast<std::int32_t>(quantize_value(v, zp, lo, hi)));
+  }
+}
+
+template <class T>
+void dequantize_range(const T* __restrict x, float scale, float zp, std::int64_t begin, std::int64_t end,
+                      float* __restrict y) {
+  for (std::int64_t i = begin; i < end; ++i) y[i] = (static_cast<float>(x[i]) - zp) * scale;
+}
+
+constexpr std::int64_t kElementGrain = 16384;
+
+}  // namespace
+
+template <class T>
+void quantize_floats(const float* x, float scale, std::int32_t zero_point, std::int64_t n, T* y) {
+  const float lo = std::is_signed_v<T> ? -128.0f : 0.0f, hi = std::is_signed_v<T> ? 127.0f : 255.0f;
+  const float zp = static_cast<float>(zero_point);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kElementGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
+    quantize_range(x, scale, zp, lo, hi, r.begin(), r.end(), y);
+  });
+}
+
+template <class T>
+void dequantize_bytes(const T* x, float scale, std::int32_t zero_point, std::int64_t n, float* y) {
+  const float zp = static_cast<float>(zero_point);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kElementGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
+    dequantize_range(x, scale, zp, r.begin(), r.end(), y);
+  });
+}
+
+template void quantize_floats(const float*, float, std::int32_t, std::int64_t, std::uint8_t*);
+template void quantize_floats(const float*, float, std::int32_t, std::int64_t, std::int8_t*);
+template void dequantize_bytes(const std::uint8_t*, float, std::int32_t, std::int64_t, float*);
+template void dequantize_bytes(const std::int8_t*, float, std::int32_t, std::int64_t, float*);
 
 }  // namespace graphfuse::kernels::fast

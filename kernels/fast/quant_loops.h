@@ -18,6 +18,21 @@ void requantize_nhwc_to_nchw(const std::int32_t* sums, const std::int32_t* bias,
                              std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t batch,
                              std::int64_t positions, std::int64_t channels, std::int8_t* y);
 
+/// y (rows x channels, row-major) = `sums` of the same layout requantized as above, without
+/// a bias: QLinearMatMul's output.
+void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
+                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y);
+void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
+                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y);
+
+/// y = QuantizeLinear(x) per tensor into uint8/int8, as the reference kernel computes it:
+/// round_half_even(x / scale) + zero_point saturated, NaN to the zero point.
+template <class T>
+void quantize_floats(const float* x, float scale, std::int32_t zero_point, std::int64_t n, T* y);
+/// y = DequantizeLinear(x) per tensor from uint8/int8: float(x - zero_point) * scale.
+template <class T>
+void dequantize_bytes(const T* x, float scale, std::int32_t zero_point, std::int64_t n, float* y);
+
 /// y = QLinearAdd (mul = false) or QLinearMul (mul = true) of a (n elements) and b (n /
 /// inner elements, each paired with `inner` consecutive elements of a: 1 for inputs of one
 /// shape, H * W for a per-channel [N, C, 1, 1] against [N, C, H, W]):

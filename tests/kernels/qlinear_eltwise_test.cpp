@@ -1,8 +1,9 @@
 // The fast element-wise quantized ops against the reference kernels (dequantize, float op,
-// quantize). QLinearAdd / QLinearMul (kernels/fast/qlinear_binary.cpp, one vector pass): the same
+// quantize), and the fast QuantizeLinear / DequantizeLinear. QLinearAdd / QLinearMul (kernels/fast/qlinear_binary.cpp, one vector pass): the same
 // integers on seeded random tensors, uint8 and int8, scales that saturate and scales that
 // put many values on rounding ties, per-row and scalar operands on either side, and a
 // broadcast the vector loop leaves to the reference kernel.
+#include <limits>
 #include <random>
 #include <utility>
 
@@ -92,6 +93,38 @@ TEST(FastVsReference, QLinearSigmoidAndLeakyReluTablesAreBitExact) {
         EXPECT_TRUE(f[0] == e[0]) << op << " " << graphfuse::dtype_name(dtype) << (with_yz ? "" : " without y_zero_point");
       }
     }
+}
+
+// QuantizeLinear / DequantizeLinear per tensor (kernels/fast/quantize_linear.cpp): the
+// reference's bytes for ties (x / s = k + 0.5), saturation, infinities and NaN, uint8 and
+// int8, with and without a zero point; per-axis parameters take the reference path.
+TEST(FastVsReference, QuantizeAndDequantizeLinearAreBitExact) {
+  std::mt19937 g(11);
+  std::vector<float> x;
+  for (int k = -300; k <= 300; ++k) x.push_back(static_cast<float>(k) * 0.5f);  // every tie
+  for (int i = 0; i < 1000; ++i) x.push_back(std::uniform_real_distribution<float>(-1e4f, 1e4f)(g));
+  for (float v : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, 1e30f, -1e30f})
+    x.push_back(v);
+  const Tensor xt = T({static_cast<std::int64_t>(x.size())}, x);
+  for (float scale : {1.0f, 0.5f, 0.037f, 3.0f}) {
+    const std::vector<std::vector<Tensor>> cases = {
+        {xt, T({}, {scale})},
+        {xt, T({}, {scale}), typed(DType::UInt8, {}, std::vector<std::uint8_t>{129})},
+        {xt, T({1}, {scale}), typed(DType::Int8, {1}, std::vector<std::int8_t>{-5})}};
+    for (const auto& in : cases) {
+      const auto f = fast("QuantizeLinear", in), e = ref("QuantizeLinear", in);
+      EXPECT_TRUE(f[0] == e[0]) << "QuantizeLinear scale " << scale << " with " << in.size() << " inputs";
+      std::vector<Tensor> dq = in;
+      dq[0] = f[0];
+      const auto fd = fast("DequantizeLinear", dq), ed = ref("DequantizeLinear", dq);
+      EXPECT_TRUE(fd[0] == ed[0]) << "DequantizeLinear scale " << scale << " with " << in.size() << " inputs";
+    }
+  }
+  // Per axis: the reference path, same result.
+  const Tensor m = T({2, 3}, {0.1f, 7.5f, -3.0f, 250.0f, 1.0f, 2.5f});
+  const std::vector<Tensor> per_axis{m, T({3}, {0.5f, 1.0f, 2.0f}), typed(DType::UInt8, {3}, std::vector<std::uint8_t>{1, 2, 3})};
+  EXPECT_TRUE(fast("QuantizeLinear", per_axis)[0] == ref("QuantizeLinear", per_axis)[0]);
 }
 
 }  // namespace
