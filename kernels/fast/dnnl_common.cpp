@@ -58,6 +58,12 @@ dnnl::memory reordered_weights(const dnnl::memory& user, const dnnl::memory::des
   return out;
 }
 
+dnnl::primitive_attr runtime_source_zero_point() {
+  dnnl::primitive_attr attr;
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  return attr;
+}
+
 bool has_vnni() {
   using I = dnnl::cpu_isa;
   const I isa = dnnl::get_effective_cpu_isa();

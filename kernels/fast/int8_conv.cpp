@@ -5,13 +5,12 @@
 // reference sets still give the same integers.
 #include "fast/int8_conv.h"
 
-#include <cstring>
-#include <optional>
 #include <string>
 
 #include "core/int16_gemm.h"
 #include "fast/dnnl_common.h"
 #include "fast/impl_log.h"
+#include "fast/int8_primitive.h"
 #include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
@@ -22,16 +21,7 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
-struct Int8ConvEntry {
-  dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward prim;
-  bool reorder_src = false;
-  std::mutex mu;  // guards the memories below (one call at a time per shape)
-  memory src, wei, dst, zero_point;
-  std::optional<memory> src_buf;
-  std::optional<dnnl::reorder> to_src_buf;
-  std::int32_t zero_point_value = 0;
-};
+using Int8ConvEntry = Int8Primitive<dnnl::convolution_forward>;
 
 std::string key_of(const ConvParams& p, bool signed_src) {
   const std::int64_t k[] = {omp_threads(), p.n, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w,
@@ -51,30 +41,16 @@ std::shared_ptr<Int8ConvEntry> build(const ConvParams& p, bool signed_src) {
   const memory::desc src_md({p.n, p.c_in, p.h, p.w}, src_type, tag::nhwc);
   const memory::desc dst_md({p.n, p.c_out, p.out_h, p.out_w}, dt::s32, tag::nhwc);
   const memory::desc wei_md(weight_dims(p), dt::s8, tag::any);
-  dnnl::primitive_attr attr;
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
                                     wei_md, dst_md, {p.stride_h, p.stride_w}, {p.dil_h - 1, p.dil_w - 1},
                                     {p.pad_t, p.pad_l}, {p.pad_b, p.pad_r});
-  dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine(), /*allow_empty=*/true);
+  dnnl::convolution_forward::primitive_desc pd(d, runtime_source_zero_point(), cpu_engine(), /*allow_empty=*/true);
   if (!pd || is_slow_impl(impl_of(pd))) return nullptr;
-  auto e = std::make_shared<Int8ConvEntry>();
-  e->pd = pd;
   record_primitive({"int8 convolution", impl_of(pd), "mb" + std::to_string(p.n) + "_g" + std::to_string(p.group) +
                                                         "_ic" + std::to_string(p.c_in) + "oc" + std::to_string(p.c_out) +
                                                         "_ih" + std::to_string(p.h) + "kh" + std::to_string(p.kh)});
-  e->prim = dnnl::convolution_forward(pd);
-  e->src = memory(user_src, cpu_engine(), DNNL_MEMORY_NONE);
-  e->reorder_src = pd.src_desc() != user_src;
-  if (e->reorder_src) {
-    e->src_buf = memory(pd.src_desc(), cpu_engine());
-    e->to_src_buf = dnnl::reorder(e->src, *e->src_buf);
-  }
-  e->wei = memory(memory::desc(weight_dims(p), dt::s8, p.group == 1 ? tag::oihw : tag::goihw), cpu_engine(),
-                  DNNL_MEMORY_NONE);
-  e->dst = memory(dst_md, cpu_engine(), DNNL_MEMORY_NONE);
-  e->zero_point = memory(memory::desc({1}, dt::s32, tag::x), cpu_engine(), &e->zero_point_value);
-  return e;
+  return std::make_shared<Int8ConvEntry>(
+      pd, user_src, memory::desc(weight_dims(p), dt::s8, p.group == 1 ? tag::oihw : tag::goihw), dst_md);
 }
 
 PrimitiveCache<Int8ConvEntry>& cache() {
@@ -105,20 +81,8 @@ bool int8_conv_sums(const KernelCall& c, const quant::QConv& q, std::int32_t* ac
   const std::shared_ptr<Int8ConvEntry> e = cache().get(key_of(p, signed_src), [&] { return build(p, signed_src); });
   if (!e) return false;
 
-  std::lock_guard<std::mutex> lock(e->mu);
-  auto& strm = cpu_stream();
-  e->src.set_data_handle(const_cast<char*>(x.bytes().data()));
-  if (e->reorder_src) e->to_src_buf->execute(strm, e->src, *e->src_buf);
-  e->wei.set_data_handle(const_cast<char*>(w.bytes().data()));
-  const memory wei = reordered_weights(e->wei, e->pd.weights_desc(),
-                                       c.is_const(3) ? std::shared_ptr<const void>(w.data) : nullptr);
-  e->dst.set_data_handle(acc);
-  e->zero_point_value = static_cast<std::int32_t>(q.xz);
-  e->prim.execute(strm, {{DNNL_ARG_SRC, e->reorder_src ? *e->src_buf : e->src},
-                         {DNNL_ARG_WEIGHTS, wei},
-                         {DNNL_ARG_DST, e->dst},
-                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, e->zero_point}});
-  strm.wait();
+  e->run(x.bytes().data(), w.bytes().data(), c.is_const(3) ? std::shared_ptr<const void>(w.data) : nullptr,
+         static_cast<std::int32_t>(q.xz), acc);
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include "core/int16_gemm.h"
 #include "fast/dnnl_common.h"
 #include "fast/impl_log.h"
+#include "fast/int8_primitive.h"
 #include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
@@ -19,31 +20,16 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
-struct Int8MatmulEntry {
-  dnnl::matmul::primitive_desc pd;
-  dnnl::matmul prim;
-  std::mutex mu;  // guards the memories below (one call at a time per shape)
-  memory src, wei, dst, zero_point;
-  std::int32_t zero_point_value = 0;
-};
+using Int8MatmulEntry = Int8Primitive<dnnl::matmul>;
 
 std::shared_ptr<Int8MatmulEntry> build(std::int64_t m, std::int64_t k, std::int64_t n, bool signed_src) {
   const memory::desc src_md({m, k}, signed_src ? dt::s8 : dt::u8, tag::ab);
   const memory::desc dst_md({m, n}, dt::s32, tag::ab);
-  dnnl::primitive_attr attr;
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   dnnl::matmul::desc d(src_md, memory::desc({k, n}, dt::s8, tag::any), dst_md);
-  dnnl::matmul::primitive_desc pd(d, attr, cpu_engine(), /*allow_empty=*/true);
+  dnnl::matmul::primitive_desc pd(d, runtime_source_zero_point(), cpu_engine(), /*allow_empty=*/true);
   if (!pd || is_slow_impl(impl_of(pd))) return nullptr;
-  auto e = std::make_shared<Int8MatmulEntry>();
-  e->pd = pd;
   record_primitive({"int8 matmul", impl_of(pd), "m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n)});
-  e->prim = dnnl::matmul(pd);
-  e->src = memory(src_md, cpu_engine(), DNNL_MEMORY_NONE);
-  e->wei = memory(memory::desc({k, n}, dt::s8, tag::ab), cpu_engine(), DNNL_MEMORY_NONE);
-  e->dst = memory(dst_md, cpu_engine(), DNNL_MEMORY_NONE);
-  e->zero_point = memory(memory::desc({1}, dt::s32, tag::x), cpu_engine(), &e->zero_point_value);
-  return e;
+  return std::make_shared<Int8MatmulEntry>(pd, src_md, memory::desc({k, n}, dt::s8, tag::ab), dst_md);
 }
 
 PrimitiveCache<Int8MatmulEntry>& cache() {
@@ -68,21 +54,8 @@ bool int8_matmul_sums(const Tensor& a, std::int32_t a_zero_point, const Tensor& 
   const std::shared_ptr<Int8MatmulEntry> e = cache().get(key, [&] { return build(m, k, n, signed_src); });
   if (!e) return false;
 
-  std::lock_guard<std::mutex> lock(e->mu);
-  auto& strm = cpu_stream();
-  e->src.set_data_handle(const_cast<char*>(a.bytes().data()));
-  e->wei.set_data_handle(const_cast<char*>(b.bytes().data()));
-  const memory wei = e->pd.weights_desc() == e->wei.get_desc()
-                         ? e->wei
-                         : reordered_weights(e->wei, e->pd.weights_desc(),
-                                             b_is_const ? std::shared_ptr<const void>(b.data) : nullptr);
-  e->dst.set_data_handle(acc);
-  e->zero_point_value = a_zero_point;
-  e->prim.execute(strm, {{DNNL_ARG_SRC, e->src},
-                         {DNNL_ARG_WEIGHTS, wei},
-                         {DNNL_ARG_DST, e->dst},
-                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, e->zero_point}});
-  strm.wait();
+  e->run(a.bytes().data(), b.bytes().data(), b_is_const ? std::shared_ptr<const void>(b.data) : nullptr, a_zero_point,
+         acc);
   return true;
 }
 

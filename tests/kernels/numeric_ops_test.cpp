@@ -10,17 +10,6 @@
 namespace {
 
 template <class T>
-Tensor typed(DType dt, Shape shape, std::vector<T> v) {
-  Tensor t;
-  t.dtype = dt;
-  t.shape = std::move(shape);
-  std::string bytes(v.size() * sizeof(T), '\0');
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  t.data = std::make_shared<const std::string>(std::move(bytes));
-  return t;
-}
-
-template <class T>
 std::vector<T> elems(const Tensor& t) {
   std::vector<T> v(static_cast<std::size_t>(t.num_elements()));
   std::memcpy(v.data(), t.data->data(), v.size() * sizeof(T));

@@ -9,15 +9,6 @@
 
 namespace {
 
-template <class T>
-Tensor typed(DType dtype, Shape shape, const std::vector<T>& v) {
-  Tensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  return t;
-}
-
 struct Rng {
   std::mt19937 g{4242};
   std::int64_t pick(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(g); }

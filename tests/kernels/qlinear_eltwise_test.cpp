@@ -12,15 +12,6 @@
 namespace {
 
 template <class T>
-Tensor typed(DType dtype, Shape shape, const std::vector<T>& v) {
-  Tensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  return t;
-}
-
-template <class T>
 Tensor random_ints(std::mt19937& g, DType dtype, Shape shape) {
   std::int64_t n = 1;
   for (std::int64_t d : shape) n *= d;

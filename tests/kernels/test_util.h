@@ -24,6 +24,17 @@ using Shape = std::vector<std::int64_t>;
 inline Tensor T(Shape shape, std::vector<float> v) { return Tensor::from_floats(std::move(shape), v); }
 /// An int64 tensor literal.
 inline Tensor I(Shape shape, std::vector<std::int64_t> v) { return Tensor::from_ints(std::move(shape), v); }
+/// A tensor of `dtype` holding `v`'s elements as they lie in memory (any element type:
+/// uint8 and int8 for quantized inputs, uint16 bit patterns for bfloat16, ...).
+template <class E>
+Tensor typed(DType dtype, Shape shape, const std::vector<E>& v) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(E));
+  return t;
+}
+
 /// The absent optional input for run_op.
 inline Tensor none() {
   Tensor t;
