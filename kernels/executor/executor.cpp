@@ -76,7 +76,12 @@ struct Values {
   }
 };
 
-bool is_activation4d(const Tensor* x) { return x && x->shape.size() == 4 && x->dtype == DType::Float32; }
+// A 4-D tensor the channels-last mode may lay out either way: float32 activations, and the
+// uint8 / int8 activations of quantized models.
+bool is_activation4d(const Tensor* x) {
+  return x && x->shape.size() == 4 &&
+         (x->dtype == DType::Float32 || x->dtype == DType::UInt8 || x->dtype == DType::Int8);
+}
 
 // An operand whose bytes are the same in NCHW and NHWC and which broadcasts per channel (or
 // as a scalar) against a 4-D activation: one element, or [N, C, 1, 1] / [C, 1, 1]. A
@@ -92,9 +97,17 @@ bool layout_free(const Tensor* x) {
 void fit_layouts(const Node& n, LayoutSupport support, Values& vals, KernelCall& call) {
   const auto& ins = n.inputs;
   if (support == LayoutSupport::ChannelsLast) {
-    // Input 0 as it is; a residual input (Z) joins the output's layout.
+    // Input 0 as it is, unless quantized (these kernels know float32 in NHWC only); a
+    // residual input (Z) joins the output's layout.
+    if (!ins.empty() && ins[0].valid() && call.inputs[0] && call.inputs[0]->dtype != DType::Float32)
+      vals.convert(ins[0], Layout::Plain);
     for (std::size_t k = 1; k < ins.size(); ++k)
       if (ins[k].valid() && is_activation4d(call.inputs[k]) && !call.is_const(k)) vals.convert(ins[k], Layout::ChannelsLast);
+    call.prefer_channels_last = true;
+  } else if (support == LayoutSupport::ChannelsLastQuantized) {
+    // Input 0 as it is, everything else Plain.
+    for (std::size_t k = 1; k < ins.size(); ++k)
+      if (ins[k].valid()) vals.convert(ins[k], Layout::Plain);
     call.prefer_channels_last = true;
   } else if (support == LayoutSupport::Elementwise) {
     const Tensor* first_cl = nullptr;

@@ -23,9 +23,9 @@ using dt = memory::data_type;
 
 using Int8ConvEntry = Int8Primitive<dnnl::convolution_forward>;
 
-std::string key_of(const ConvParams& p, bool signed_src) {
+std::string key_of(const ConvParams& p, bool signed_src, bool src_nhwc) {
   const std::int64_t k[] = {omp_threads(), p.n, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w,
-                            p.dil_h, p.dil_w, p.pad_t, p.pad_l, p.pad_b, p.pad_r, signed_src};
+                            p.dil_h, p.dil_w, p.pad_t, p.pad_l, p.pad_b, p.pad_r, signed_src, src_nhwc};
   return std::string(reinterpret_cast<const char*>(k), sizeof k);
 }
 
@@ -35,9 +35,9 @@ memory::dims weight_dims(const ConvParams& p) {
 }
 
 // Null where oneDNN offers only its reference loops for this shape (slower than our own).
-std::shared_ptr<Int8ConvEntry> build(const ConvParams& p, bool signed_src) {
+std::shared_ptr<Int8ConvEntry> build(const ConvParams& p, bool signed_src, bool src_nhwc) {
   const dt src_type = signed_src ? dt::s8 : dt::u8;
-  const memory::desc user_src({p.n, p.c_in, p.h, p.w}, src_type, tag::nchw);
+  const memory::desc user_src({p.n, p.c_in, p.h, p.w}, src_type, src_nhwc ? tag::nhwc : tag::nchw);
   const memory::desc src_md({p.n, p.c_in, p.h, p.w}, src_type, tag::nhwc);
   const memory::desc dst_md({p.n, p.c_out, p.out_h, p.out_w}, dt::s32, tag::nhwc);
   const memory::desc wei_md(weight_dims(p), dt::s8, tag::any);
@@ -78,7 +78,9 @@ bool int8_conv_sums(const KernelCall& c, const quant::QConv& q, std::int32_t* ac
 
   const std::int64_t flops = 2 * p.n * p.c_out * p.out_h * p.out_w * depth;
   SerialIf serial(flops < serial_flops());  // before the key: it includes the thread count
-  const std::shared_ptr<Int8ConvEntry> e = cache().get(key_of(p, signed_src), [&] { return build(p, signed_src); });
+  const bool src_nhwc = c.layout(0) == Layout::ChannelsLast;
+  const std::shared_ptr<Int8ConvEntry> e =
+      cache().get(key_of(p, signed_src, src_nhwc), [&] { return build(p, signed_src, src_nhwc); });
   if (!e) return false;
 
   e->run(x.bytes().data(), w.bytes().data(), c.is_const(3) ? std::shared_ptr<const void>(w.data) : nullptr,

@@ -14,6 +14,7 @@ namespace graphfuse::kernels::fast {
 /// oneDNN has no fast kernel: weights other than int8 with zero points 0, windows deep
 /// enough to overflow int32, or an instruction set without VNNI (every convolution but a
 /// depthwise one on a uint8 source: int8_conv.cpp says why).
+/// The source x is read as NHWC bytes where c.layout(0) says ChannelsLast, else as NCHW.
 bool int8_conv_sums(const KernelCall& c, const quant::QConv& q, std::int32_t* acc);
 
 }  // namespace graphfuse::kernels::fast

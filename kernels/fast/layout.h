@@ -10,7 +10,7 @@ namespace graphfuse::kernels::fast {
 /// Reorders n x c x h x w floats from one physical layout to the other.
 void convert_layout(const float* src, float* dst, std::int64_t n, std::int64_t c, std::int64_t h,
                     std::int64_t w, Layout from, Layout to);
-/// The same on a rank-4 float32 tensor; the logical (NCHW) shape is kept.
+/// The same on a rank-4 float32, uint8 or int8 tensor; the logical (NCHW) shape is kept.
 Tensor convert_layout(const Tensor& t, Layout from, Layout to);
 
 /// Runs `kernel` (one that reads NCHW only) on `c` with its channels-last inputs converted

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/util.h"
+#include "fast/layout.h"
 #include "fast/quant_loops.h"
 #include "reference/quant_common.h"
 
@@ -59,17 +60,45 @@ KernelFn binary(std::string op, bool mul) {
       std::swap(as, bs);
       std::swap(az, bz);
     }
-    const std::int64_t inner = vector ? row_broadcast_inner(a->shape, b->shape) : 0;
-    if (inner == 0) return (*registry(KernelSet::Reference).find(op))(c);
+    const KernelFn& reference = *registry(KernelSet::Reference).find(op);
+    // Channels-last inputs (the executor sends same-shape operands in one layout, and
+    // scalars or per-channel operands as they are): the bytes pair up element for element,
+    // or a per-channel operand pairs with the innermost dimension.
+    const bool channels_last = c.layout(0) == Layout::ChannelsLast || c.layout(3) == Layout::ChannelsLast;
+    std::int64_t inner = 0, channels = 0, b_batch_stride = 0;
+    if (vector && !channels_last) {
+      inner = row_broadcast_inner(a->shape, b->shape);
+    } else if (vector && (a->shape == b->shape || b->num_elements() == 1)) {
+      inner = b->num_elements() == 1 ? a->num_elements() : 1;
+    } else if (vector && a->shape.size() == 4) {
+      const Shape& sb = b->shape;
+      const std::int64_t nb = sb.size() == 4 ? sb[0] : 1;
+      const bool per_channel = (sb.size() == 4 || sb.size() == 3) && sb[sb.size() - 3] == a->shape[1] &&
+                               sb[sb.size() - 2] == 1 && sb.back() == 1 && (nb == 1 || nb == a->shape[0]);
+      if (per_channel) {
+        channels = a->shape[1];
+        b_batch_stride = nb == 1 ? 0 : channels;
+      }
+    }
+    if (inner == 0 && channels == 0) return channels_last ? fast::run_plain(reference, c) : reference(c);
     const auto z = [](const Tensor* t) { return static_cast<std::int32_t>(param_z(t, 0)); };
     Tensor y = alloc_unfilled(a->dtype, a->shape);
     const std::int64_t n = a->num_elements();
-    if (a->dtype == DType::UInt8)
-      fast::qlinear_binary(mul, a->as<std::uint8_t>(), as->as<float>()[0], z(az), b->as<std::uint8_t>(),
-                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, inner, mut<std::uint8_t>(y));
-    else
-      fast::qlinear_binary(mul, a->as<std::int8_t>(), as->as<float>()[0], z(az), b->as<std::int8_t>(),
-                           bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz), n, inner, mut<std::int8_t>(y));
+    const fast::QLinearBinaryParams q{mul, as->as<float>()[0], z(az), bs->as<float>()[0], z(bz), ys->as<float>()[0], z(yz)};
+    if (channels > 0) {
+      const std::int64_t batch = a->shape[0], positions = a->shape[2] * a->shape[3];
+      if (a->dtype == DType::UInt8)
+        fast::qlinear_binary_per_channel(q, a->as<std::uint8_t>(), b->as<std::uint8_t>(), batch, positions, channels,
+                                         b_batch_stride, mut<std::uint8_t>(y));
+      else
+        fast::qlinear_binary_per_channel(q, a->as<std::int8_t>(), b->as<std::int8_t>(), batch, positions, channels,
+                                         b_batch_stride, mut<std::int8_t>(y));
+    } else if (a->dtype == DType::UInt8) {
+      fast::qlinear_binary(q, a->as<std::uint8_t>(), b->as<std::uint8_t>(), n, inner, mut<std::uint8_t>(y));
+    } else {
+      fast::qlinear_binary(q, a->as<std::int8_t>(), b->as<std::int8_t>(), n, inner, mut<std::int8_t>(y));
+    }
+    if (channels_last) c.out_layout = Layout::ChannelsLast;
     return {y};
   };
 }
@@ -77,8 +106,8 @@ KernelFn binary(std::string op, bool mul) {
 }  // namespace
 
 void register_fast_qlinear_binary(KernelRegistry& r) {
-  r.add("com.microsoft.QLinearAdd", binary("com.microsoft.QLinearAdd", false));
-  r.add("com.microsoft.QLinearMul", binary("com.microsoft.QLinearMul", true));
+  r.add("com.microsoft.QLinearAdd", binary("com.microsoft.QLinearAdd", false), LayoutSupport::Elementwise);
+  r.add("com.microsoft.QLinearMul", binary("com.microsoft.QLinearMul", true), LayoutSupport::Elementwise);
 }
 
 }  // namespace graphfuse::kernels

@@ -21,6 +21,7 @@
 #include "core/int16_gemm.h"
 #include "core/util.h"
 #include "fast/int8_conv.h"
+#include "fast/layout.h"
 #include "fast/quant_loops.h"
 #include "graphfuse/kernels/conv.h"
 #include "reference/quant_common.h"
@@ -69,13 +70,24 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
     Tensor sums = alloc_unfilled(DType::Int32, {p.n * P * p.c_out});
     if (fast::int8_conv_sums(c, q, mut<std::int32_t>(sums))) {
       Tensor y = alloc_unfilled(out, p.output_shape());
-      if (out == DType::UInt8)
-        fast::requantize_nhwc_to_nchw(sums.as<std::int32_t>(), bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::uint8_t>(y));
-      else
-        fast::requantize_nhwc_to_nchw(sums.as<std::int32_t>(), bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::int8_t>(y));
+      const std::int32_t* s = sums.as<std::int32_t>();
+      if (c.prefer_channels_last) {
+        // The executor keeps quantized activations NHWC between convolutions: no transpose.
+        if (out == DType::UInt8)
+          fast::requantize_rows(s, bias, scale.data(), yzv, lo, hi, p.n * P, p.c_out, mut<std::uint8_t>(y));
+        else
+          fast::requantize_rows(s, bias, scale.data(), yzv, lo, hi, p.n * P, p.c_out, mut<std::int8_t>(y));
+        c.out_layout = Layout::ChannelsLast;
+      } else if (out == DType::UInt8) {
+        fast::requantize_nhwc_to_nchw(s, bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::uint8_t>(y));
+      } else {
+        fast::requantize_nhwc_to_nchw(s, bias, scale.data(), yzv, lo, hi, p.n, P, p.c_out, mut<std::int8_t>(y));
+      }
       return {y};
     }
   }
+  // The loops below read NCHW.
+  if (c.layout(0) == Layout::ChannelsLast) return fast::run_plain(qlinear_conv, c);
   Tensor y = alloc(out, p.output_shape());
 
   // Weights minus their per-channel zero points, [c_out][K].
@@ -175,6 +187,6 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
 
 }  // namespace
 
-void register_fast_quant(KernelRegistry& r) { r.add("QLinearConv", qlinear_conv); }
+void register_fast_quant(KernelRegistry& r) { r.add("QLinearConv", qlinear_conv, LayoutSupport::ChannelsLastQuantized); }
 
 }  // namespace graphfuse::kernels

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/util.h"
+#include "fast/layout.h"
 
 namespace graphfuse::kernels {
 
@@ -17,7 +18,7 @@ KernelFn lookup(std::string op) {
   return [op](const KernelCall& c) -> std::vector<Tensor> {
     const KernelFn& reference = *registry(KernelSet::Reference).find(op);
     const Tensor* x = c.input(0);
-    if (!x || !x->has_data() || (x->dtype != DType::UInt8 && x->dtype != DType::Int8)) return reference(c);
+    if (!x || !x->has_data() || (x->dtype != DType::UInt8 && x->dtype != DType::Int8)) return fast::run_plain(reference, c);
     // Every value of x's type, in byte order: entry b of the table is the output for the
     // input whose byte is b (uint8 b, or int8 with the same bits).
     std::string all(256, '\0');
@@ -36,6 +37,8 @@ KernelFn lookup(std::string op) {
     auto* out = mut<std::uint8_t>(y);
     const std::int64_t n = x->num_elements();
     for (std::int64_t i = 0; i < n; ++i) out[i] = t[in[i]];
+    // Element for element: the output has the input's layout.
+    c.out_layout = c.layout(0);
     return {y};
   };
 }
@@ -43,7 +46,7 @@ KernelFn lookup(std::string op) {
 }  // namespace
 
 void register_fast_qlinear_lookup(KernelRegistry& r) {
-  for (const char* op : {"com.microsoft.QLinearSigmoid", "com.microsoft.QLinearLeakyRelu"}) r.add(op, lookup(op));
+  for (const char* op : {"com.microsoft.QLinearSigmoid", "com.microsoft.QLinearLeakyRelu"}) r.add(op, lookup(op), LayoutSupport::Elementwise);
 }
 
 }  // namespace graphfuse::kernels

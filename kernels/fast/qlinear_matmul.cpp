@@ -56,9 +56,9 @@ std::vector<Tensor> qlinear_matmul(const KernelCall& c) {
   Tensor y = alloc_unfilled(out, shape);
   const auto [lo, hi] = type_range(out);
   if (out == DType::UInt8)
-    fast::requantize_rows(sums.as<std::int32_t>(), scale.data(), param_z(yz, 0), lo, hi, rows, n, mut<std::uint8_t>(y));
+    fast::requantize_rows(sums.as<std::int32_t>(), nullptr, scale.data(), param_z(yz, 0), lo, hi, rows, n, mut<std::uint8_t>(y));
   else
-    fast::requantize_rows(sums.as<std::int32_t>(), scale.data(), param_z(yz, 0), lo, hi, rows, n, mut<std::int8_t>(y));
+    fast::requantize_rows(sums.as<std::int32_t>(), nullptr, scale.data(), param_z(yz, 0), lo, hi, rows, n, mut<std::int8_t>(y));
   return {y};
 }
 

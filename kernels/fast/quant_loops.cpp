@@ -111,37 +111,42 @@ void binary_range_scalar(const T* __restrict a, float as, float az, float fb, fl
 namespace {
 
 template <class Out>
-void requantize_rows_typed(const std::int32_t* sums, const float* scale, std::int64_t zp, std::int64_t lo,
-                           std::int64_t hi, std::int64_t rows, std::int64_t channels, Out* y) {
-  const std::vector<std::int32_t> zeros(static_cast<std::size_t>(channels), 0);
+void requantize_rows_typed(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zp,
+                           std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, Out* y) {
+  std::vector<std::int32_t> zeros;
+  if (!bias) {
+    zeros.assign(static_cast<std::size_t>(channels), 0);
+    bias = zeros.data();
+  }
   const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
                     [&](const tbb::blocked_range<std::int64_t>& r) {
                       for (std::int64_t row = r.begin(); row < r.end(); ++row)
-                        requantize_channels(sums + row * channels, zeros.data(), scale, fz, flo, fhi, channels,
+                        requantize_channels(sums + row * channels, bias, scale, fz, flo, fhi, channels,
                                             y + row * channels);
                     });
 }
 
 }  // namespace
 
-void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
-                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y) {
-  requantize_rows_typed(sums, scale, zero_point, lo, hi, rows, channels, y);
+void requantize_rows(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zero_point,
+                     std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y) {
+  requantize_rows_typed(sums, bias, scale, zero_point, lo, hi, rows, channels, y);
 }
 
-void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
-                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y) {
-  requantize_rows_typed(sums, scale, zero_point, lo, hi, rows, channels, y);
+void requantize_rows(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zero_point,
+                     std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y) {
+  requantize_rows_typed(sums, bias, scale, zero_point, lo, hi, rows, channels, y);
 }
 
 template <class T>
-void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
-                    std::int32_t yz, std::int64_t n, std::int64_t inner, T* y) {
+void qlinear_binary(const QLinearBinaryParams& q, const T* a, const T* b, std::int64_t n, std::int64_t inner, T* y) {
   const float lo = std::is_signed_v<T> ? -128.0f : 0.0f, hi = std::is_signed_v<T> ? 127.0f : 255.0f;
   // x - zero point is exact in float (both are 8-bit integers), as the reference's int64
   // difference converted to float is.
-  const float faz = static_cast<float>(az), fbz = static_cast<float>(bz), fyz = static_cast<float>(yz);
+  const float faz = static_cast<float>(q.az), fbz = static_cast<float>(q.bz), fyz = static_cast<float>(q.yz);
+  const float as = q.as, bs = q.bs, ys = q.ys;
+  const bool mul = q.mul;
   constexpr std::int64_t kGrain = 16384;
   if (inner == 1) {
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
@@ -165,10 +170,38 @@ void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b,
                     });
 }
 
-template void qlinear_binary(bool, const std::uint8_t*, float, std::int32_t, const std::uint8_t*, float, std::int32_t,
-                             float, std::int32_t, std::int64_t, std::int64_t, std::uint8_t*);
-template void qlinear_binary(bool, const std::int8_t*, float, std::int32_t, const std::int8_t*, float, std::int32_t,
-                             float, std::int32_t, std::int64_t, std::int64_t, std::int8_t*);
+template <class T>
+void qlinear_binary_per_channel(const QLinearBinaryParams& q, const T* a, const T* b, std::int64_t batch,
+                                std::int64_t positions, std::int64_t channels, std::int64_t b_batch_stride, T* y) {
+  const float lo = std::is_signed_v<T> ? -128.0f : 0.0f, hi = std::is_signed_v<T> ? 127.0f : 255.0f;
+  const float faz = static_cast<float>(q.az), fbz = static_cast<float>(q.bz), fyz = static_cast<float>(q.yz);
+  const float as = q.as, bs = q.bs, ys = q.ys;
+  const bool mul = q.mul;
+  const std::int64_t rows = batch * positions;
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
+                    [=](const tbb::blocked_range<std::int64_t>& r) {
+                      for (std::int64_t row = r.begin(); row < r.end(); ++row) {
+                        // Row `row` of a against b's row of its batch, both offset so that
+                        // element i of the range is channel i.
+                        const T* ar = a + row * channels;
+                        const T* br = b + (row / positions) * b_batch_stride;
+                        T* yr = y + row * channels;
+                        if (mul)
+                          binary_range<true>(ar, as, faz, br, bs, fbz, ys, fyz, lo, hi, 0, channels, yr);
+                        else
+                          binary_range<false>(ar, as, faz, br, bs, fbz, ys, fyz, lo, hi, 0, channels, yr);
+                      }
+                    });
+}
+
+template void qlinear_binary(const QLinearBinaryParams&, const std::uint8_t*, const std::uint8_t*, std::int64_t,
+                             std::int64_t, std::uint8_t*);
+template void qlinear_binary(const QLinearBinaryParams&, const std::int8_t*, const std::int8_t*, std::int64_t,
+                             std::int64_t, std::int8_t*);
+template void qlinear_binary_per_channel(const QLinearBinaryParams&, const std::uint8_t*, const std::uint8_t*,
+                                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::uint8_t*);
+template void qlinear_binary_per_channel(const QLinearBinaryParams&, const std::int8_t*, const std::int8_t*,
+                                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int8_t*);
 
 namespace {
 

@@ -18,12 +18,12 @@ void requantize_nhwc_to_nchw(const std::int32_t* sums, const std::int32_t* bias,
                              std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t batch,
                              std::int64_t positions, std::int64_t channels, std::int8_t* y);
 
-/// y (rows x channels, row-major) = `sums` of the same layout requantized as above, without
-/// a bias: QLinearMatMul's output.
-void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
-                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y);
-void requantize_rows(const std::int32_t* sums, const float* scale, std::int64_t zero_point, std::int64_t lo,
-                     std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y);
+/// y (rows x channels, row-major: QLinearMatMul's output, or QLinearConv's in NHWC) =
+/// `sums` of the same layout requantized as above; `bias` may be null.
+void requantize_rows(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zero_point,
+                     std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y);
+void requantize_rows(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zero_point,
+                     std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, std::int8_t* y);
 
 /// y = QuantizeLinear(x) per tensor into uint8/int8, as the reference kernel computes it:
 /// round_half_even(x / scale) + zero_point saturated, NaN to the zero point.
@@ -33,14 +33,30 @@ void quantize_floats(const float* x, float scale, std::int32_t zero_point, std::
 template <class T>
 void dequantize_bytes(const T* x, float scale, std::int32_t zero_point, std::int64_t n, float* y);
 
-/// y = QLinearAdd (mul = false) or QLinearMul (mul = true) of a (n elements) and b (n /
-/// inner elements, each paired with `inner` consecutive elements of a: 1 for inputs of one
-/// shape, H * W for a per-channel [N, C, 1, 1] against [N, C, H, W]):
+/// The scalars of a QLinearAdd (mul = false) or QLinearMul (mul = true): the inputs' scales
+/// and zero points and the output's.
+struct QLinearBinaryParams {
+  bool mul;
+  float as;
+  std::int32_t az;
+  float bs;
+  std::int32_t bz;
+  float ys;
+  std::int32_t yz;
+};
+
+/// y = QLinearAdd or QLinearMul of a (n elements) and b (n / inner elements, each paired
+/// with `inner` consecutive elements of a: 1 for inputs of one shape, H * W for a
+/// per-channel [N, C, 1, 1] against NCHW [N, C, H, W], n for a scalar):
 /// quantize(op(float(a - az) * as, float(b - bz) * bs) / ys) as the reference kernels'
 /// DequantizeLinear -> op -> QuantizeLinear compute it. Needs finite scales and ys != 0
 /// (the caller checks). T is uint8 or int8, for the inputs and y alike.
 template <class T>
-void qlinear_binary(bool mul, const T* a, float as, std::int32_t az, const T* b, float bs, std::int32_t bz, float ys,
-                    std::int32_t yz, std::int64_t n, std::int64_t inner, T* y);
+void qlinear_binary(const QLinearBinaryParams& q, const T* a, const T* b, std::int64_t n, std::int64_t inner, T* y);
+/// The same for a in NHWC (batch x positions x channels) and a per-channel b: element
+/// (n, p, c) of a pairs with b[n * b_batch_stride + c].
+template <class T>
+void qlinear_binary_per_channel(const QLinearBinaryParams& q, const T* a, const T* b, std::int64_t batch,
+                                std::int64_t positions, std::int64_t channels, std::int64_t b_batch_stride, T* y);
 
 }  // namespace graphfuse::kernels::fast

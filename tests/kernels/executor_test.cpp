@@ -1,4 +1,7 @@
 // The executor: seeded inputs and constants, fused vs unfused graphs, errors, timing.
+#include <algorithm>
+#include <random>
+
 #include "kernels/test_util.h"
 
 namespace {
@@ -87,6 +90,85 @@ TEST(Executor, ChannelsLastModeMatchesPlain) {
     expect_close(p[i], r[i], 1e-4, 1e-5, "plain");
     expect_close(c[i], r[i], 1e-4, 1e-5, "channels-last");
   }
+}
+
+// A quantized network in the executor's channels-last mode: uint8 activations stay NHWC from
+// one QLinearConv to the next and through QLinearAdd (same shapes), QLinearSigmoid and
+// QLinearMul by a per-channel squeeze-and-excitation scale; QLinearGlobalAveragePool, MaxPool
+// and a QLinearConv with uint8 weights (the portable path) need NCHW. Every output must be
+// byte-identical to the plain mode's and to the reference kernels'.
+TEST(Executor, QuantizedChannelsLastModeMatchesPlainAndReference) {
+  std::mt19937 rng(21);
+  auto ints = [&](DType dtype, Shape shape, int lo, int hi) {
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) n *= d;
+    std::string b(static_cast<std::size_t>(n), '\0');
+    for (char& c : b) c = static_cast<char>(std::uniform_int_distribution<int>(lo, hi)(rng));
+    Tensor t;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.data = std::make_shared<const std::string>(std::move(b));
+    return t;
+  };
+  Graph g;
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = {1, 3, 12, 10};
+  t.shape_known = true;
+  auto x = g.add_input("x", t);
+  int ids = 0;
+  auto cst = [&](const Tensor& v) {
+    return ValueRef{g.add_node("k" + std::to_string(ids++), OpType::intern("Const"), {}, attrs({{"value", v}})), 0};
+  };
+  auto f = [&](float v) { return cst(T({}, {v})); };
+  auto u8 = [&](int v) { return cst(typed(DType::UInt8, {}, std::vector<std::uint8_t>{static_cast<std::uint8_t>(v)})); };
+  auto node = [&](const char* id, const char* op, std::vector<ValueRef> in, Attributes a = {}) {
+    return ValueRef{g.add_node(id, OpType::intern(op), in, a), 0};
+  };
+  Attributes pad1 = attrs({{"pads", Shape{1, 1, 1, 1}}});
+  // QLinearConv with int8 weights (zero point 0), per-channel scales, an int32 bias.
+  auto qconv = [&](const char* id, ValueRef in, std::int64_t cin, std::int64_t cout, std::int64_t group, float ys) {
+    const Shape w{cout, cin / group, 3, 3};
+    std::vector<float> ws(static_cast<std::size_t>(cout));
+    for (float& v : ws) v = std::uniform_real_distribution<float>(0.002f, 0.01f)(rng);
+    Attributes a = pad1;
+    a.set("group", group);
+    return node(id, "QLinearConv",
+                {in, f(0.05f), u8(10), cst(ints(DType::Int8, w, -127, 127)), cst(T({cout}, ws)),
+                 cst(typed(DType::Int8, {cout}, std::vector<std::int8_t>(static_cast<std::size_t>(cout), 0))), f(ys),
+                 u8(10), cst(typed(DType::Int32, {cout}, std::vector<std::int32_t>(static_cast<std::size_t>(cout), 300)))},
+                a);
+  };
+  auto q = node("q", "QuantizeLinear", {{x, 0}, f(0.05f), u8(10)});
+  auto c1 = qconv("c1", q, 3, 16, 1, 0.05f);
+  auto c2 = qconv("c2", c1, 16, 16, 1, 0.05f);
+  auto add = node("add", "com.microsoft.QLinearAdd", {c2, f(0.05f), u8(10), c1, f(0.05f), u8(10), f(0.05f), u8(10)});
+  auto sig = node("sig", "com.microsoft.QLinearSigmoid", {add, f(0.05f), u8(10), f(1.0f / 255), u8(0)});
+  auto gap = node("gap", "com.microsoft.QLinearGlobalAveragePool", {sig, f(1.0f / 255), u8(0), f(1.0f / 255), u8(0)});
+  auto se = node("se", "com.microsoft.QLinearMul", {add, f(0.05f), u8(10), gap, f(1.0f / 255), u8(0), f(0.05f), u8(10)});
+  auto dw = qconv("dw", se, 16, 16, 16, 0.05f);
+  auto mp = node("mp", "MaxPool", {dw}, attrs({{"kernel_shape", Shape{2, 2}}, {"strides", Shape{2, 2}}}));
+  // uint8 weights with zero point 128: not oneDNN's, the portable loops, fed NHWC.
+  auto portable = node("portable", "QLinearConv",
+                       {se, f(0.05f), u8(10), cst(ints(DType::UInt8, {8, 16, 3, 3}, 0, 255)), f(0.004f), u8(128),
+                        f(0.1f), u8(20)},
+                       pad1);
+  g.add_output({g.add_node("out1", OpType::intern("DequantizeLinear"), {mp, f(0.05f), u8(10)}), 0});
+  g.add_output(portable);
+  g.add_output(sig);
+  auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 5, {}});
+  gk::ExecOptions plain{gk::KernelSet::Fast, 2, 5, {}};
+  plain.channels_last = false;
+  auto p = gk::run_graph(g, {}, plain);
+  auto c = gk::run_graph(g, {}, {gk::KernelSet::Fast, 2, 5, {}});
+  ASSERT_EQ(r.size(), 3u);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_TRUE(p[i] == r[i]) << "output " << i << ": plain mode differs from the reference kernels";
+    EXPECT_TRUE(c[i] == r[i]) << "output " << i << ": channels-last mode differs from the reference kernels";
+  }
+  // Not saturated to one value: the comparison says something.
+  const auto* b = reinterpret_cast<const std::uint8_t*>(r[1].bytes().data());
+  EXPECT_NE(*std::min_element(b, b + r[1].num_elements()), *std::max_element(b, b + r[1].num_elements()));
 }
 
 TEST(Executor, VerifyRewriteComparesOnSharedInputs) {
