@@ -131,6 +131,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_qlinear_lookup(r);
   register_fast_qlinear_matmul(r);
   register_fast_quantize_linear(r);
+  register_fast_qlinear_pool(r);
 }
 
 KernelRegistry build_fast() {

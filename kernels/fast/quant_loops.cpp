@@ -10,6 +10,12 @@
 #include <type_traits>
 #include <vector>
 
+// The inner loops are compiled three times, for AVX-512, AVX2 and the x86-64 baseline, and
+// the CPU picks one at load time (GCC's target_clones). Every version computes the same
+// bits: the arithmetic is IEEE single precision without contraction (-ffp-contract=off),
+// whatever the vector width.
+#define GRAPHFUSE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
 namespace graphfuse::kernels::fast {
 
 namespace {
@@ -26,6 +32,7 @@ inline float quantize_value(float v, float zp, float lo, float hi) {
 // One position's channels. Restrict pointers: Out is a char type, and a store through it
 // may otherwise alias every pointer the loop reads, which keeps it scalar.
 template <class Out>
+GRAPHFUSE_VECTOR_CLONES
 void requantize_channels(const std::int32_t* __restrict in, const std::int32_t* __restrict bias,
                          const float* __restrict scale, float fz, float flo, float fhi, std::int64_t channels,
                          Out* __restrict o) {
@@ -86,6 +93,7 @@ namespace {
 // Elements [begin, end): parameters by value and restrict pointers, so nothing the loop
 // reads can change under its stores and it vectorizes.
 template <bool Mul, class T>
+GRAPHFUSE_VECTOR_CLONES
 void binary_range(const T* __restrict a, float as, float az, const T* __restrict b, float bs, float bz, float ys,
                   float yz, float lo, float hi, std::int64_t begin, std::int64_t end, T* __restrict y) {
   for (std::int64_t i = begin; i < end; ++i) {
@@ -97,6 +105,7 @@ void binary_range(const T* __restrict a, float as, float az, const T* __restrict
 
 // The same with b's value fixed (dequantized as fb) for the whole range.
 template <bool Mul, class T>
+GRAPHFUSE_VECTOR_CLONES
 void binary_range_scalar(const T* __restrict a, float as, float az, float fb, float ys, float yz, float lo, float hi,
                          std::int64_t begin, std::int64_t end, T* __restrict y) {
   for (std::int64_t i = begin; i < end; ++i) {
@@ -206,6 +215,7 @@ template void qlinear_binary_per_channel(const QLinearBinaryParams&, const std::
 namespace {
 
 template <class T>
+GRAPHFUSE_VECTOR_CLONES
 void quantize_range(const float* __restrict x, float scale, float zp, float lo, float hi, std::int64_t begin,
                     std::int64_t end, T* __restrict y) {
   for (std::int64_t i = begin; i < end; ++i) {
@@ -216,6 +226,7 @@ void quantize_range(const float* __restrict x, float scale, float zp, float lo, 
 }
 
 template <class T>
+GRAPHFUSE_VECTOR_CLONES
 void dequantize_range(const T* __restrict x, float scale, float zp, std::int64_t begin, std::int64_t end,
                       float* __restrict y) {
   for (std::int64_t i = begin; i < end; ++i) y[i] = (static_cast<float>(x[i]) - zp) * scale;

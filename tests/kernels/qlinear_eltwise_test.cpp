@@ -86,6 +86,28 @@ TEST(FastVsReference, QLinearSigmoidAndLeakyReluTablesAreBitExact) {
     }
 }
 
+// QLinearGlobalAveragePool (kernels/fast/qlinear_pool.cpp): one pass with a table of the
+// dequantized values, summed in the reference's order; uint8 and int8, with and without an
+// output zero point, planes of one element and of thousands.
+TEST(FastVsReference, QLinearGlobalAveragePoolIsBitExact) {
+  std::mt19937 g(8);
+  const Shape shapes[] = {{2, 5, 7, 9}, {1, 3, 56, 56}, {1, 4, 1, 1}};
+  for (const Shape& shape : shapes)
+    for (DType dtype : {DType::UInt8, DType::Int8})
+      for (bool with_yz : {true, false}) {
+        const Tensor x = dtype == DType::UInt8 ? random_ints<std::uint8_t>(g, dtype, shape) : random_ints<std::int8_t>(g, dtype, shape);
+        const Tensor xz = dtype == DType::UInt8 ? typed(dtype, {}, std::vector<std::uint8_t>{77})
+                                                : typed(dtype, {}, std::vector<std::int8_t>{-3});
+        std::vector<Tensor> in{x, T({}, {0.0371f}), xz, T({}, {0.0123f})};
+        if (with_yz) in.push_back(dtype == DType::UInt8 ? typed(dtype, {}, std::vector<std::uint8_t>{128})
+                                                        : typed(dtype, {}, std::vector<std::int8_t>{5}));
+        const auto f = fast("com.microsoft.QLinearGlobalAveragePool", in), e = ref("com.microsoft.QLinearGlobalAveragePool", in);
+        EXPECT_EQ(f[0].shape, e[0].shape);
+        EXPECT_TRUE(f[0] == e[0]) << graphfuse::dtype_name(dtype) << " " << shape[2] << "x" << shape[3]
+                                  << (with_yz ? "" : " without y_zero_point");
+      }
+}
+
 // QuantizeLinear / DequantizeLinear per tensor (kernels/fast/quantize_linear.cpp): the
 // reference's bytes for ties (x / s = k + 0.5), saturation, infinities and NaN, uint8 and
 // int8, with and without a zero point; per-axis parameters take the reference path.
