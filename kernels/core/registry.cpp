@@ -132,6 +132,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_qlinear_matmul(r);
   register_fast_quantize_linear(r);
   register_fast_qlinear_pool(r);
+  register_fast_qgemm(r);
 }
 
 KernelRegistry build_fast() {

@@ -106,5 +106,6 @@ void register_fast_qlinear_lookup(KernelRegistry& r);  // fast/qlinear_lookup.cp
 void register_fast_qlinear_matmul(KernelRegistry& r);  // fast/qlinear_matmul.cpp: QLinearMatMul
 void register_fast_quantize_linear(KernelRegistry& r);  // fast/quantize_linear.cpp: QuantizeLinear, DequantizeLinear
 void register_fast_qlinear_pool(KernelRegistry& r);  // fast/qlinear_pool.cpp: QLinearGlobalAveragePool
+void register_fast_qgemm(KernelRegistry& r);  // fast/qgemm.cpp: QGemm
 
 }  // namespace graphfuse::kernels

@@ -120,23 +120,75 @@ void binary_range_scalar(const T* __restrict a, float as, float az, float fb, fl
 namespace {
 
 template <class Out>
-void requantize_rows_typed(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zp,
-                           std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, Out* y) {
+GRAPHFUSE_VECTOR_CLONES
+void gemm_channels(const std::int32_t* __restrict in, const std::int32_t* __restrict bias,
+                   const float* __restrict factor, float ys, float fz, float flo, float fhi, std::int64_t channels,
+                   Out* __restrict o) {
+  for (std::int64_t m = 0; m < channels; ++m) {
+    const float v = static_cast<float>(in[m] + bias[m]) * factor[m];
+    o[m] = static_cast<Out>(static_cast<std::int32_t>(quantize_value(v / ys, fz, flo, fhi)));
+  }
+}
+
+GRAPHFUSE_VECTOR_CLONES
+void gemm_channels_float(const std::int32_t* __restrict in, const std::int32_t* __restrict bias,
+                         const float* __restrict factor, std::int64_t channels, float* __restrict o) {
+  for (std::int64_t m = 0; m < channels; ++m) o[m] = static_cast<float>(in[m] + bias[m]) * factor[m];
+}
+
+// Calls row(r, bias) for every row, in parallel, with bias never null.
+template <class Row>
+void for_rows(const std::int32_t* bias, std::int64_t rows, std::int64_t channels, Row row) {
   std::vector<std::int32_t> zeros;
   if (!bias) {
     zeros.assign(static_cast<std::size_t>(channels), 0);
     bias = zeros.data();
   }
-  const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
                     [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t row = r.begin(); row < r.end(); ++row)
-                        requantize_channels(sums + row * channels, bias, scale, fz, flo, fhi, channels,
-                                            y + row * channels);
+                      for (std::int64_t i = r.begin(); i < r.end(); ++i) row(i, bias);
                     });
 }
 
+template <class Out>
+void requantize_rows_typed(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zp,
+                           std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, Out* y) {
+  const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+  for_rows(bias, rows, channels, [&](std::int64_t r, const std::int32_t* b) {
+    requantize_channels(sums + r * channels, b, scale, fz, flo, fhi, channels, y + r * channels);
+  });
+}
+
 }  // namespace
+
+template <class Out>
+void requantize_gemm_typed(const std::int32_t* sums, const std::int32_t* bias, const float* factor, float ys,
+                           std::int64_t zp, std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels,
+                           Out* y) {
+  const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+  for_rows(bias, rows, channels, [&](std::int64_t r, const std::int32_t* b) {
+    gemm_channels(sums + r * channels, b, factor, ys, fz, flo, fhi, channels, y + r * channels);
+  });
+}
+
+void requantize_gemm_rows(const std::int32_t* sums, const std::int32_t* bias, const float* factor, float y_scale,
+                          std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t rows,
+                          std::int64_t channels, std::uint8_t* y) {
+  requantize_gemm_typed(sums, bias, factor, y_scale, zero_point, lo, hi, rows, channels, y);
+}
+
+void requantize_gemm_rows(const std::int32_t* sums, const std::int32_t* bias, const float* factor, float y_scale,
+                          std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t rows,
+                          std::int64_t channels, std::int8_t* y) {
+  requantize_gemm_typed(sums, bias, factor, y_scale, zero_point, lo, hi, rows, channels, y);
+}
+
+void gemm_rows_to_float(const std::int32_t* sums, const std::int32_t* bias, const float* factor, std::int64_t rows,
+                        std::int64_t channels, float* y) {
+  for_rows(bias, rows, channels, [&](std::int64_t r, const std::int32_t* b) {
+    gemm_channels_float(sums + r * channels, b, factor, channels, y + r * channels);
+  });
+}
 
 void requantize_rows(const std::int32_t* sums, const std::int32_t* bias, const float* scale, std::int64_t zero_point,
                      std::int64_t lo, std::int64_t hi, std::int64_t rows, std::int64_t channels, std::uint8_t* y) {

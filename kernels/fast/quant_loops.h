@@ -33,6 +33,19 @@ void quantize_floats(const float* x, float scale, std::int32_t zero_point, std::
 template <class T>
 void dequantize_bytes(const T* x, float scale, std::int32_t zero_point, std::int64_t n, float* y);
 
+/// QGemm's output from its int32 sums (rows x channels): v = float(sum + bias[n]) * factor[n]
+/// (factor = alpha * a_scale * b_scale[n]), then quantize(v / y_scale) as above into y, or v
+/// itself into float32 `y_float` when there is no y_scale (y_float non-null). `bias` may be
+/// null; the caller checks that sums plus bias fit int32 and the factors are finite.
+void requantize_gemm_rows(const std::int32_t* sums, const std::int32_t* bias, const float* factor, float y_scale,
+                          std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t rows,
+                          std::int64_t channels, std::uint8_t* y);
+void requantize_gemm_rows(const std::int32_t* sums, const std::int32_t* bias, const float* factor, float y_scale,
+                          std::int64_t zero_point, std::int64_t lo, std::int64_t hi, std::int64_t rows,
+                          std::int64_t channels, std::int8_t* y);
+void gemm_rows_to_float(const std::int32_t* sums, const std::int32_t* bias, const float* factor, std::int64_t rows,
+                        std::int64_t channels, float* y);
+
 /// The scalars of a QLinearAdd (mul = false) or QLinearMul (mul = true): the inputs' scales
 /// and zero points and the output's.
 struct QLinearBinaryParams {

@@ -57,4 +57,51 @@ TEST(FastVsReference, QLinearMatMulIsBitExact) {
   }
 }
 
+// The fast com.microsoft.QGemm (kernels/fast/qgemm.cpp): the reference kernel's numbers with
+// and without transB, a per-column C ([N] and [1, N]), alpha, per-column b scales, uint8 and
+// int8 outputs and the float32 output without y_scale; transA, a C over rows and columns and
+// B zero points take the reference path.
+TEST(FastVsReference, QGemmIsBitExact) {
+  std::mt19937 g(9);
+  struct Case {
+    std::int64_t m, k, n;
+    bool trans_b, trans_a, bias_rows, weight_zero_point, float_out, int8_out;
+    Shape bias_shape;
+  };
+  const Case cases[] = {{1, 512, 100, true, false, false, false, false, false, {100}},
+                        {4, 96, 33, false, false, false, false, false, true, {1, 33}},
+                        {3, 64, 20, true, false, false, false, true, false, {20}},
+                        {5, 40, 12, true, true, false, false, false, false, {12}},
+                        {2, 32, 8, false, false, true, false, false, false, {2, 8}},
+                        {2, 32, 8, true, false, false, true, false, false, {8}}};
+  for (const Case& c : cases) {
+    const Tensor a = c.trans_a ? ints<std::uint8_t>(g, DType::UInt8, {c.k, c.m}, 0, 255)
+                               : ints<std::uint8_t>(g, DType::UInt8, {c.m, c.k}, 0, 255);
+    const Tensor b = c.trans_b ? ints<std::int8_t>(g, DType::Int8, {c.n, c.k}, -127, 127)
+                               : ints<std::int8_t>(g, DType::Int8, {c.k, c.n}, -127, 127);
+    std::vector<float> bs(static_cast<std::size_t>(c.n));
+    for (float& v : bs) v = std::uniform_real_distribution<float>(0.001f, 0.01f)(g);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(c.bias_rows ? c.m * c.n : c.n));
+    for (auto& v : bias) v = std::uniform_int_distribution<int>(-4000, 4000)(g);
+    std::vector<Tensor> in{a,
+                           T({}, {0.02f}),
+                           ints<std::uint8_t>(g, DType::UInt8, {}, 120, 130),
+                           b,
+                           T({c.n}, bs),
+                           c.weight_zero_point ? ints<std::int8_t>(g, DType::Int8, {}, 1, 2) : ints<std::int8_t>(g, DType::Int8, {}, 0, 0),
+                           typed(DType::Int32, c.bias_shape, bias)};
+    if (!c.float_out) {
+      in.push_back(T({}, {0.25f}));
+      in.push_back(c.int8_out ? ints<std::int8_t>(g, DType::Int8, {}, -5, 5) : ints<std::uint8_t>(g, DType::UInt8, {}, 100, 140));
+    }
+    Attributes attrs_;
+    attrs_.set("transA", AttrValue(std::int64_t{c.trans_a}));
+    attrs_.set("transB", AttrValue(std::int64_t{c.trans_b}));
+    attrs_.set("alpha", AttrValue(0.75f));
+    const auto f = fast("com.microsoft.QGemm", in, attrs_), e = ref("com.microsoft.QGemm", in, attrs_);
+    EXPECT_EQ(f[0].dtype, e[0].dtype);
+    EXPECT_TRUE(f[0] == e[0]) << c.m << "x" << c.k << "x" << c.n << (c.trans_b ? " transB" : "") << (c.float_out ? " float" : "");
+  }
+}
+
 }  // namespace
