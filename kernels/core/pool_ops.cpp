@@ -113,7 +113,9 @@ std::vector<Tensor> max_pool(PoolImpl impl, const KernelCall& c) {
 
 void register_pool_ops(KernelRegistry& r, PoolImpl impl, bool channels_last) {
   const LayoutSupport ls = channels_last ? LayoutSupport::ChannelsLast : LayoutSupport::PlainOnly;
-  r.add("MaxPool", [impl](const KernelCall& c) { return max_pool(impl, c); }, ls);
+  // MaxPool pools uint8 / int8 in the layout they come in (quantized models keep them NHWC).
+  r.add("MaxPool", [impl](const KernelCall& c) { return max_pool(impl, c); },
+        channels_last ? LayoutSupport::ChannelsLastAnyType : LayoutSupport::PlainOnly);
   r.add("AveragePool", [impl](const KernelCall& c) { return pool(impl, c, false); }, ls);
   r.add("GlobalAveragePool", [impl](const KernelCall& c) { return global_pool(impl, c, false); }, ls);
   r.add("GlobalMaxPool", [impl](const KernelCall& c) { return global_pool(impl, c, true); }, ls);

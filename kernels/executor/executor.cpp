@@ -104,8 +104,8 @@ void fit_layouts(const Node& n, LayoutSupport support, Values& vals, KernelCall&
     for (std::size_t k = 1; k < ins.size(); ++k)
       if (ins[k].valid() && is_activation4d(call.inputs[k]) && !call.is_const(k)) vals.convert(ins[k], Layout::ChannelsLast);
     call.prefer_channels_last = true;
-  } else if (support == LayoutSupport::ChannelsLastQuantized) {
-    // Input 0 as it is, everything else Plain.
+  } else if (support == LayoutSupport::ChannelsLastAnyType) {
+    // Input 0 as it is, whatever its type; everything else Plain.
     for (std::size_t k = 1; k < ins.size(); ++k)
       if (ins[k].valid()) vals.convert(ins[k], Layout::Plain);
     call.prefer_channels_last = true;

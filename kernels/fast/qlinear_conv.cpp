@@ -187,6 +187,6 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
 
 }  // namespace
 
-void register_fast_quant(KernelRegistry& r) { r.add("QLinearConv", qlinear_conv, LayoutSupport::ChannelsLastQuantized); }
+void register_fast_quant(KernelRegistry& r) { r.add("QLinearConv", qlinear_conv, LayoutSupport::ChannelsLastAnyType); }
 
 }  // namespace graphfuse::kernels

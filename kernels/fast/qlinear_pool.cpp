@@ -84,7 +84,7 @@ std::vector<Tensor> qlinear_global_average_pool(const KernelCall& c) {
 }  // namespace
 
 void register_fast_qlinear_pool(KernelRegistry& r) {
-  r.add("com.microsoft.QLinearGlobalAveragePool", qlinear_global_average_pool, LayoutSupport::ChannelsLastQuantized);
+  r.add("com.microsoft.QLinearGlobalAveragePool", qlinear_global_average_pool, LayoutSupport::ChannelsLastAnyType);
 }
 
 }  // namespace graphfuse::kernels

@@ -32,7 +32,7 @@ enum class LayoutSupport : std::uint8_t {
   PlainOnly,     ///< every input Plain (the default)
   ChannelsLast,  ///< input 0 and a residual input may be ChannelsLast; sets out_layout
   Elementwise,   ///< works on bytes: same-shape 4-D inputs in one layout, output alike
-  ChannelsLastQuantized,  ///< input 0 (uint8 / int8) may be ChannelsLast, the rest Plain; sets out_layout
+  ChannelsLastAnyType,  ///< input 0 (float32, uint8 or int8) may be ChannelsLast, the rest Plain; sets out_layout
 };
 
 /// Everything a kernel sees of one node. Inputs are borrowed for the call only.
