@@ -20,8 +20,6 @@ namespace {
 
 using namespace quant;
 
-bool scalar(const Tensor* t) { return t && t->has_data() && t->num_elements() == 1; }
-
 std::vector<Tensor> qgemm(const KernelCall& c) {
   const KernelFn& reference = *registry(KernelSet::Reference).find("com.microsoft.QGemm");
   const Tensor *a = c.input(0), *as = c.input(1), *az = c.input(2), *b = c.input(3), *bs = c.input(4), *bz = c.input(5);
@@ -30,8 +28,8 @@ std::vector<Tensor> qgemm(const KernelCall& c) {
   const bool tb = attr_int(c.attrs, "transB", 0) != 0;
   const std::int64_t m = a->shape[0], k = a->shape[1], n = tb ? b->shape[0] : b->shape[1];
   if ((tb ? b->shape[1] : b->shape[0]) != k) return reference(c);
-  if (!scalar(as) || as->dtype != DType::Float32 || (az && !scalar(az)) || (ys && (!scalar(ys) || ys->dtype != DType::Float32)) ||
-      (yz && !scalar(yz)))
+  if (!is_scalar_param(as) || as->dtype != DType::Float32 || (az && !is_scalar_param(az)) ||
+      (ys && (!is_scalar_param(ys) || ys->dtype != DType::Float32)) || (yz && !is_scalar_param(yz)))
     return reference(c);
   if (!bs || !bs->has_data() || bs->dtype != DType::Float32 || (bs->num_elements() != 1 && bs->num_elements() != n))
     return reference(c);

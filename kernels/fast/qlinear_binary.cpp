@@ -18,12 +18,6 @@ namespace {
 
 using namespace quant;
 
-// The tensor in slot i when it is a per-tensor parameter with data, else null.
-const Tensor* scalar_or_null(const KernelCall& c, std::size_t i) {
-  const Tensor* t = c.input(i);
-  return t && t->has_data() && t->num_elements() == 1 ? t : nullptr;
-}
-
 // How many consecutive elements of `big` each element of `small` pairs with under ONNX
 // broadcasting, when `small` is `big`'s shape with its trailing dimensions set to 1
 // (leading 1s implied): 1 for equal shapes; 0 for any other pairing.
@@ -46,7 +40,7 @@ std::int64_t row_broadcast_inner(const Shape& big, const Shape& small) {
 KernelFn binary(std::string op, bool mul) {
   return [op, mul](const KernelCall& c) -> std::vector<Tensor> {
     const Tensor *a = c.input(0), *b = c.input(3);
-    const Tensor *as = scalar_or_null(c, 1), *bs = scalar_or_null(c, 4), *ys = scalar_or_null(c, 6);
+    const Tensor *as = scalar_input(c, 1), *bs = scalar_input(c, 4), *ys = scalar_input(c, 6);
     const Tensor *az = c.input(2), *bz = c.input(5), *yz = c.input(7);
     auto scale_ok = [](const Tensor* s) { return s && s->dtype == DType::Float32 && std::isfinite(s->as<float>()[0]); };
     auto zero_ok = [&](const Tensor* z) { return !z || (z->has_data() && z->num_elements() == 1 && z->dtype == a->dtype); };

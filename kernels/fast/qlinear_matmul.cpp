@@ -28,8 +28,8 @@ std::vector<Tensor> qlinear_matmul(const KernelCall& c) {
   const Tensor *az = c.input(2), *bz = c.input(5), *yz = c.input(7);
   if (!a || !b || !as || !bs || !ys || b->shape.size() != 2 || a->shape.size() < 2) return reference(c);
   const std::int64_t n = b->shape[1];
-  const auto per_tensor = [](const Tensor* t) { return t && t->has_data() && t->num_elements() == 1; };
-  if (!per_tensor(as) || !per_tensor(ys) || (az && !per_tensor(az)) || (yz && !per_tensor(yz))) return reference(c);
+  if (!is_scalar_param(as) || !is_scalar_param(ys) || (az && !is_scalar_param(az)) || (yz && !is_scalar_param(yz)))
+    return reference(c);
   if (!bs->has_data() || bs->dtype != DType::Float32 || (bs->num_elements() != 1 && bs->num_elements() != n))
     return reference(c);
   if (as->dtype != DType::Float32 || ys->dtype != DType::Float32) return reference(c);

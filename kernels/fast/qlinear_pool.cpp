@@ -16,11 +16,6 @@ namespace {
 
 using namespace quant;
 
-const Tensor* scalar_param(const KernelCall& c, std::size_t i) {
-  const Tensor* t = c.input(i);
-  return t && t->has_data() && t->num_elements() == 1 ? t : nullptr;
-}
-
 template <class T>
 void channel_means(const T* x, const double* table, bool channels_last, std::int64_t n, std::int64_t channels,
                    std::int64_t positions, double* mean) {
@@ -47,12 +42,12 @@ void channel_means(const T* x, const double* table, bool channels_last, std::int
 std::vector<Tensor> qlinear_global_average_pool(const KernelCall& c) {
   const KernelFn& reference = *registry(KernelSet::Reference).find("com.microsoft.QLinearGlobalAveragePool");
   const Tensor* x = c.input(0);
-  const Tensor *xs = scalar_param(c, 1), *ys = scalar_param(c, 3);
+  const Tensor *xs = scalar_input(c, 1), *ys = scalar_input(c, 3);
   const Tensor *xz = c.input(2), *yz = c.input(4);
   const bool usable = x && x->has_data() && x->shape.size() == 4 && (x->dtype == DType::UInt8 || x->dtype == DType::Int8) &&
                       xs && xs->dtype == DType::Float32 && ys && ys->dtype == DType::Float32 &&
-                      (!xz || (scalar_param(c, 2) && xz->dtype == x->dtype)) &&
-                      (!yz || (scalar_param(c, 4) && (yz->dtype == DType::UInt8 || yz->dtype == DType::Int8))) &&
+                      (!xz || (scalar_input(c, 2) && xz->dtype == x->dtype)) &&
+                      (!yz || (scalar_input(c, 4) && (yz->dtype == DType::UInt8 || yz->dtype == DType::Int8))) &&
                       attr_int(c.attrs, "channels_last", 0) == 0;
   if (!usable) return fast::run_plain(reference, c);
   // The reference's DequantizeLinear value of every byte.

@@ -65,6 +65,14 @@ inline std::int64_t param_z(const Tensor* t, std::int64_t i) {
   if (!t->has_data()) fail("a zero point has no data");
   return int_at(*t, t->num_elements() == 1 ? 0 : i);
 }
+// True for a per-tensor parameter: one element, with data. The fast kernels take their
+// vector paths only for such scales and zero points.
+inline bool is_scalar_param(const Tensor* t) { return t && t->has_data() && t->num_elements() == 1; }
+// Input i of c when it is a per-tensor parameter, else null.
+inline const Tensor* scalar_input(const KernelCall& c, std::size_t i) {
+  const Tensor* t = c.input(i);
+  return is_scalar_param(t) ? t : nullptr;
+}
 inline void check_param(const Tensor* t, std::int64_t n, std::string_view what) {
   if (!t) return;
   check(t->num_elements() == 1 || (t->shape.size() == 1 && t->shape[0] == n),

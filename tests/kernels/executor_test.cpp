@@ -54,11 +54,7 @@ TEST(Executor, FusedGraphMatchesUnfusedInBothKernelSets) {
 // need NCHW (Concat, Transpose): channels-last mode must convert exactly where needed.
 TEST(Executor, ChannelsLastModeMatchesPlain) {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {1, 3, 12, 10};
-  t.shape_known = true;
-  auto x = g.add_input("x", t);
+  auto x = float_input(g, "x", {1, 3, 12, 10});
   auto cst = [&](const char* id, Shape s) {
     return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}}));
   };
@@ -111,11 +107,7 @@ TEST(Executor, QuantizedChannelsLastModeMatchesPlainAndReference) {
     return t;
   };
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {1, 3, 12, 10};
-  t.shape_known = true;
-  auto x = g.add_input("x", t);
+  auto x = float_input(g, "x", {1, 3, 12, 10});
   int ids = 0;
   auto cst = [&](const Tensor& v) {
     return ValueRef{g.add_node("k" + std::to_string(ids++), OpType::intern("Const"), {}, attrs({{"value", v}})), 0};
@@ -199,11 +191,7 @@ TEST(Executor, SeedsAreDeterministicAndDistinct) {
 
 TEST(Executor, GivenInputsTypedInputsAndMultipleOutputs) {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {-1, 4};  // a symbolic batch runs at 1
-  t.shape_known = true;
-  auto x = g.add_input("x", t);
+  auto x = float_input(g, "x", {-1, 4});  // a symbolic batch runs at 1
   auto two = g.add_node("two", OpType::intern("Const"), {}, attrs({{"value", T({}, {2.0f})}}));
   auto m = g.add_node("m", OpType::intern("Mul"), {{x, 0}, {two, 0}});
   auto r = g.add_node("r", OpType::intern("Relu"), {{m, 0}});

@@ -13,11 +13,7 @@ using graphfuse::OpType;
 // plain Add of the block output with itself so an elementwise kernel sits in the chain.
 Graph block_graph(std::int64_t c, std::int64_t hw, std::int64_t expand, std::int64_t stride) {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {1, c, hw, hw};
-  t.shape_known = true;
-  const NodeId x = g.add_input("x", t);
+  const NodeId x = float_input(g, "x", {1, c, hw, hw});
   auto cst = [&](const std::string& id, Shape s) {
     return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}}));
   };
@@ -84,11 +80,7 @@ TEST(FastBlocks, RecycledOutputsCarryNothingOver) {
 // kernels/fast/parallelism.h) and c2, c4 below it, so two threads run both oneDNN paths.
 Graph tf_chain_graph() {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {1, 12, 12, 16};
-  t.shape_known = true;
-  const NodeId x = g.add_input("x", t);
+  const NodeId x = float_input(g, "x", {1, 12, 12, 16});
   auto cst = [&](const std::string& id, Shape s) {
     return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}}));
   };

@@ -35,6 +35,15 @@ Tensor typed(DType dtype, Shape shape, const std::vector<E>& v) {
   return t;
 }
 
+/// Adds a graph input `name` of float32 with a known `shape`.
+inline graphfuse::NodeId float_input(graphfuse::Graph& g, const std::string& name, Shape shape) {
+  graphfuse::ValueType t;
+  t.dtype = DType::Float32;
+  t.shape = std::move(shape);
+  t.shape_known = true;
+  return g.add_input(name, t);
+}
+
 /// The absent optional input for run_op.
 inline Tensor none() {
   Tensor t;

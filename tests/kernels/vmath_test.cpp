@@ -163,11 +163,7 @@ TEST(FastElementwise, BroadcastingBinaryOpsMatchTheReference) {
 // computed in NHWC without converting the activation (and a [C, 1, 1] bias likewise).
 TEST(FastElementwise, PerChannelOperandsInChannelsLastMode) {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {2, 4, 9, 11};
-  t.shape_known = true;
-  auto x = g.add_input("x", t);
+  auto x = float_input(g, "x", {2, 4, 9, 11});
   auto cst = [&](const char* id, Shape s) { return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}})); };
   auto c1 = g.add_node("c1", OpType::intern("Conv"), {{x, 0}, {cst("w1", {6, 4, 1, 1}), 0}});
   auto pool = g.add_node("pool", OpType::intern("GlobalAveragePool"), {{c1, 0}});
@@ -194,11 +190,7 @@ namespace {
 // kernels hand to the reference (Concat on another axis, a real Pad) after converting.
 TEST(FastLayoutOps, DenseNetPiecesInChannelsLastMode) {
   Graph g;
-  graphfuse::ValueType t;
-  t.dtype = DType::Float32;
-  t.shape = {1, 3, 10, 12};
-  t.shape_known = true;
-  auto x = g.add_input("x", t);
+  auto x = float_input(g, "x", {1, 3, 10, 12});
   auto cst = [&](const char* id, Shape s) { return g.add_node(id, OpType::intern("Const"), {}, attrs({{"shape", s}})); };
   auto ints = [&](const char* id, std::vector<std::int64_t> v) {
     return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", I({static_cast<std::int64_t>(v.size())}, v)}}));
