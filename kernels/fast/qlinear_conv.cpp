@@ -1,12 +1,15 @@
-// The fast set's QLinearConv. Windows of 32 taps or more (K = c_in/group * kh * kw): im2col
-// of (x - x_zero_point) as int16 rows, one per output position, and the exact int16 product
-// with (w - w_zero_point[m]) of kernels/core/int16_gemm.h (pairwise multiply-adds in int32
-// lanes, 4 x 4 output tiles). Narrower windows (depthwise 3 x 3): an int32 product whose inner
-// loop runs over contiguous output positions, so the compiler vectorizes it; output channels
-// in parallel. Either way each output element is one exact integer sum (no task splits it), so
-// the result is the same for any thread count and instruction set, and the requantization is
-// the reference kernel's expression (kernels/reference/quant.cpp): both sets give the same
-// integers. Plain C++: no oneDNN int8 primitive.
+// The fast set's QLinearConv. First choice: oneDNN's int8 convolution for the exact int32
+// sums (kernels/fast/int8_conv.cpp says when it is exact), reading and, in the executor's
+// channels-last mode, writing NHWC, then the vector requantization of quant_loops.cpp.
+// Otherwise the portable loops below, on NCHW: windows of 32 taps or more (K = c_in/group *
+// kh * kw) as im2col of (x - x_zero_point) in int16 rows, one per output position, times
+// (w - w_zero_point[m]) through kernels/core/int16_gemm.h (pairwise multiply-adds in int32
+// lanes, 4 x 4 output tiles); narrower windows (depthwise 3 x 3) as an int32 product whose
+// inner loop runs over contiguous output positions, output channels in parallel. Every path
+// computes each output element as one exact integer sum (no task splits it) and requantizes
+// it with the reference kernel's expression (kernels/reference/quant.cpp), so the result is
+// the same for any thread count, instruction set and path, and both sets give the same
+// integers.
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
