@@ -48,7 +48,8 @@ std::vector<Tensor> qlinear_global_average_pool(const KernelCall& c) {
                       xs && xs->dtype == DType::Float32 && ys && ys->dtype == DType::Float32 &&
                       (!xz || (scalar_input(c, 2) && xz->dtype == x->dtype)) &&
                       (!yz || (scalar_input(c, 4) && (yz->dtype == DType::UInt8 || yz->dtype == DType::Int8))) &&
-                      attr_int(c.attrs, "channels_last", 0) == 0;
+                      attr_int(c.attrs, "channels_last", 0) == 0 && x->shape[2] * x->shape[3] > 0;
+  // Anything else, an empty plane included (which the reference refuses), is the reference's.
   if (!usable) return fast::run_plain(reference, c);
   // The reference's DequantizeLinear value of every byte.
   const float s = xs->as<float>()[0];

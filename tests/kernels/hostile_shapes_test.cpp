@@ -339,6 +339,59 @@ TEST(HostileShapes, MatMulWithZeroBatchOrZeroDimsGivesTheEmptyOrZeroResult) {
     EXPECT_EQ(gk::run_op(set, "MatMul", {f32_of({0, 3}), f32_of({3, 2})}).at(0).shape, (Shape{0, 2}));
 }
 
+// The quantized kernels' oneDNN int8 and vector paths on empty tensors: a batch or a plane
+// of 0, a matrix of 0 rows, and inner dimensions of 0. Both sets must agree (or both refuse).
+TEST(HostileShapes, QuantizedKernelsOnEmptyTensorsAgreeInBothSets) {
+  auto u8 = [](Shape s) {
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return typed(DType::UInt8, std::move(s), std::vector<std::uint8_t>(static_cast<std::size_t>(n), 7));
+  };
+  auto i8 = [](Shape s) {
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return typed(DType::Int8, std::move(s), std::vector<std::int8_t>(static_cast<std::size_t>(n), 3));
+  };
+  const Tensor s = T({}, {0.1f}), z = u8({}), z8 = i8({});
+  struct Q {
+    std::string op;
+    std::vector<Tensor> in;
+    Attributes at;
+  };
+  const std::vector<Q> cases = {
+      {"QLinearConv", {u8({0, 4, 5, 5}), s, z, i8({8, 4, 3, 3}), s, z8, s, z}, attrs({{"pads", Shape{1, 1, 1, 1}}})},
+      {"QLinearConv", {u8({1, 4, 0, 5}), s, z, i8({8, 4, 1, 1}), s, z8, s, z}, {}},
+      {"QLinearMatMul", {u8({0, 16}), s, z, i8({16, 8}), s, z8, s, z}, {}},
+      {"QLinearMatMul", {u8({3, 0}), s, z, i8({0, 8}), s, z8, s, z}, {}},
+      {"com.microsoft.QGemm", {u8({0, 16}), s, z, i8({8, 16}), s, z8, typed(DType::Int32, {8}, std::vector<std::int32_t>(8, 1)), s, z},
+       attrs({{"transB", std::int64_t{1}}})},
+      {"com.microsoft.QLinearAdd", {u8({0, 3}), s, z, u8({0, 3}), s, z, s, z}, {}},
+      {"com.microsoft.QLinearMul", {u8({2, 3, 0, 4}), s, z, u8({2, 3, 1, 1}), s, z, s, z}, {}},
+      {"com.microsoft.QLinearGlobalAveragePool", {u8({1, 3, 0, 4}), s, z, s, z}, {}},
+      {"com.microsoft.QLinearSigmoid", {u8({0}), s, z, s, z}, {}},
+      {"QuantizeLinear", {f32_of({0, 3}), s, z}, {}},
+      {"DequantizeLinear", {u8({0, 3}), s, z}, {}},
+  };
+  for (const Q& c : cases) {
+    SCOPED_TRACE(c.op);
+    std::vector<Tensor> out[2];
+    std::string err[2];
+    int k = 0;
+    for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast}) {
+      try {
+        out[k] = gk::run_op(set, c.op, c.in, c.at);
+      } catch (const Error& e) {
+        err[k] = e.what();
+      }
+      ++k;
+    }
+    EXPECT_EQ(err[0].empty(), err[1].empty()) << "reference: " << err[0] << " / fast: " << err[1];
+    if (err[0].empty() && err[1].empty()) {
+      EXPECT_TRUE(out[0].at(0) == out[1].at(0));
+    }
+  }
+}
+
 // SIGFPE found by the sweep: the plane size was numel / (batch * channels).
 TEST(HostileShapes, BatchNormalizationOfAnEmptyBatchIsEmpty) {
   for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast})
