@@ -107,5 +107,6 @@ void register_fast_qlinear_matmul(KernelRegistry& r);  // fast/qlinear_matmul.cp
 void register_fast_quantize_linear(KernelRegistry& r);  // fast/quantize_linear.cpp: QuantizeLinear, DequantizeLinear
 void register_fast_qlinear_pool(KernelRegistry& r);  // fast/qlinear_pool.cpp: QLinearGlobalAveragePool
 void register_fast_qgemm(KernelRegistry& r);  // fast/qgemm.cpp: QGemm
+void register_fast_qlinear_concat(KernelRegistry& r);  // fast/qlinear_concat.cpp: QLinearConcat
 
 }  // namespace graphfuse::kernels

@@ -67,6 +67,7 @@ void register_fast_kernels(KernelRegistry& r) {
   register_fast_quantize_linear(r);
   register_fast_qlinear_pool(r);
   register_fast_qgemm(r);
+  register_fast_qlinear_concat(r);
 }
 
 KernelRegistry build_fast() {

@@ -108,6 +108,46 @@ TEST(FastVsReference, QLinearGlobalAveragePoolIsBitExact) {
       }
 }
 
+// QLinearConcat (kernels/fast/qlinear_concat.cpp) copies through a 256-entry table per input:
+// the reference's integers for two and three inputs with their own scales and zero points,
+// uint8 and int8 inputs mixed, positive and negative axes, with and without an output zero
+// point; mismatched shapes stay the reference's error.
+TEST(FastVsReference, QLinearConcatIsBitExact) {
+  std::mt19937 g(13);
+  const Tensor u8z = typed(DType::UInt8, {}, std::vector<std::uint8_t>{100});
+  const Tensor i8z = typed(DType::Int8, {}, std::vector<std::int8_t>{-9});
+  struct Case {
+    std::int64_t axis;
+    std::vector<Shape> shapes;
+    bool signed_second, with_yz;
+  };
+  const Case cases[] = {{1, {{2, 3, 4, 5}, {2, 7, 4, 5}}, false, true},
+                        {-1, {{3, 4}, {3, 1}, {3, 6}}, true, true},
+                        {0, {{2, 5}, {4, 5}}, false, false}};
+  for (const Case& cs : cases) {
+    std::vector<Tensor> in{T({}, {0.07f}), u8z};
+    for (std::size_t i = 0; i < cs.shapes.size(); ++i) {
+      const bool s8 = cs.signed_second && i == 1;
+      in.push_back(s8 ? random_ints<std::int8_t>(g, DType::Int8, cs.shapes[i]) : random_ints<std::uint8_t>(g, DType::UInt8, cs.shapes[i]));
+      in.push_back(T({}, {0.03f + 0.02f * static_cast<float>(i)}));
+      in.push_back(s8 ? i8z : u8z);
+    }
+    if (!cs.with_yz) in[1] = none();
+    Attributes a;
+    a.set("axis", AttrValue(cs.axis));
+    const auto f = fast("com.microsoft.QLinearConcat", in, a), e = ref("com.microsoft.QLinearConcat", in, a);
+    EXPECT_EQ(f[0].shape, e[0].shape);
+    EXPECT_TRUE(f[0] == e[0]) << "axis " << cs.axis << ", " << cs.shapes.size() << " inputs";
+  }
+  // Shapes that do not concatenate: the reference's refusal in both sets.
+  const std::vector<Tensor> bad{T({}, {0.07f}), u8z, random_ints<std::uint8_t>(g, DType::UInt8, {2, 3}), T({}, {0.05f}), u8z,
+                                random_ints<std::uint8_t>(g, DType::UInt8, {4, 4}), T({}, {0.05f}), u8z};
+  Attributes a0;
+  a0.set("axis", AttrValue(std::int64_t{0}));
+  EXPECT_THROW(fast("com.microsoft.QLinearConcat", bad, a0), graphfuse::Error);
+  EXPECT_THROW(ref("com.microsoft.QLinearConcat", bad, a0), graphfuse::Error);
+}
+
 // QuantizeLinear / DequantizeLinear per tensor (kernels/fast/quantize_linear.cpp): the
 // reference's bytes for ties (x / s = k + 0.5), saturation, infinities and NaN, uint8 and
 // int8, with and without a zero point; per-axis parameters take the reference path.
