@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/util.h"
+#include "fast/byte_values.h"
 
 namespace graphfuse::kernels {
 
@@ -43,11 +44,7 @@ std::vector<Tensor> qlinear_concat(const KernelCall& c) {
   KernelCall table_call(c.node_id, c.op, table_attrs);
   table_call.inputs = c.inputs;
   for (std::size_t i = 0; i < k; ++i) {
-    std::string bytes(256, '\0');
-    for (int b = 0; b < 256; ++b) bytes[static_cast<std::size_t>(b)] = static_cast<char>(b);
-    all[i].dtype = xs[i]->dtype;
-    all[i].shape = {256};
-    all[i].data = TensorBytes::own(std::move(bytes));
+    all[i] = fast::every_byte_value(xs[i]->dtype);
     table_call.inputs[2 + 3 * i] = &all[i];
   }
   const Tensor table = reference(table_call).at(0);

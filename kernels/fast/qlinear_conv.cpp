@@ -134,12 +134,12 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
         tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, cout_g), [&](const tbb::blocked_range<std::int64_t>& range) {
           for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
             const std::int64_t m = g * cout_g + mg;
-            const std::int32_t bias = b ? b->as<std::int32_t>()[m] : 0;
+            const std::int32_t bias_m = bias ? bias[m] : 0;
             const float s = scale[static_cast<std::size_t>(m)];
             const std::int32_t* a = acc16.data() + mg * P;
             const std::int64_t base = (n * p.c_out + m) * P;
             for (std::int64_t pos = 0; pos < P; ++pos)
-              store(y, base + pos, quantize(static_cast<float>(std::int64_t{a[pos]} + bias) * s, yzv, lo, hi));
+              store(y, base + pos, quantize(static_cast<float>(std::int64_t{a[pos]} + bias_m) * s, yzv, lo, hi));
           }
         });
         continue;
@@ -168,8 +168,7 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
         std::vector<std::int32_t> acc(static_cast<std::size_t>(P));
         for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
           const std::int64_t m = g * cout_g + mg;
-          const std::int32_t bias = b ? b->as<std::int32_t>()[m] : 0;
-          std::fill(acc.begin(), acc.end(), bias);
+          std::fill(acc.begin(), acc.end(), bias ? bias[m] : 0);
           const std::int32_t* wm = wc.data() + m * K;
           for (std::int64_t k = 0; k < K; ++k) {
             const std::int32_t wv = wm[k];

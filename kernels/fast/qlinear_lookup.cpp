@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/util.h"
+#include "fast/byte_values.h"
 #include "fast/layout.h"
 
 namespace graphfuse::kernels {
@@ -19,14 +20,9 @@ KernelFn lookup(std::string op) {
     const KernelFn& reference = *registry(KernelSet::Reference).find(op);
     const Tensor* x = c.input(0);
     if (!x || !x->has_data() || (x->dtype != DType::UInt8 && x->dtype != DType::Int8)) return fast::run_plain(reference, c);
-    // Every value of x's type, in byte order: entry b of the table is the output for the
-    // input whose byte is b (uint8 b, or int8 with the same bits).
-    std::string all(256, '\0');
-    for (int b = 0; b < 256; ++b) all[static_cast<std::size_t>(b)] = static_cast<char>(b);
-    Tensor values;
-    values.dtype = x->dtype;
-    values.shape = {256};
-    values.data = TensorBytes::own(std::move(all));
+    // Entry b of the table is the output for the input whose byte is b (uint8 b, or int8
+    // with the same bits).
+    const Tensor values = fast::every_byte_value(x->dtype);
     KernelCall table_call(c.node_id, c.op, c.attrs, c.num_outputs);
     table_call.inputs = c.inputs;
     table_call.inputs[0] = &values;

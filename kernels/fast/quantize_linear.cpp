@@ -16,9 +16,9 @@ namespace {
 // when given, has type `zp_type` (Undefined: uint8 or int8).
 bool per_tensor(const KernelCall& c, DType zp_type) {
   const Tensor *s = c.input(1), *z = c.input(2);
-  if (!s || s->dtype != DType::Float32 || !s->has_data() || s->num_elements() != 1 || s->shape.size() > 1) return false;
+  if (!quant::is_scalar_param(s) || s->dtype != DType::Float32 || s->shape.size() > 1) return false;
   if (!z) return true;
-  if (!z->has_data() || z->num_elements() != 1) return false;
+  if (!quant::is_scalar_param(z)) return false;
   return zp_type == DType::Undefined ? (z->dtype == DType::UInt8 || z->dtype == DType::Int8) : z->dtype == zp_type;
 }
 
