@@ -49,6 +49,7 @@ int run_apply(ApplyOptions o) {
   if (o.input.size() > 5 && o.input.ends_with(".onnx")) schemas = std::async(std::launch::async, prepare_onnx_schemas);
   progress.phase("loading rules");
   RuleSet rules = load_rule_files(o.rules);
+  double rules_ms = ms_since(t0);
   progress.phase("loading " + o.input);
   Graph g = load_graph(o.input);
   double load_ms = ms_since(t0);
@@ -113,7 +114,7 @@ int run_apply(ApplyOptions o) {
     std::cout << "nodes: " << report.nodes_before << " -> " << report.nodes_after << " ("
               << plural(total, "rewrite") << " in " << plural(report.rounds, "round") << ")\n";
     std::cout << std::fixed << std::setprecision(2) << "time: load " << load_ms << " ms, rewrite "
-              << rewrite_ms << " ms, save " << save_ms << " ms\n";
+              << rewrite_ms << " ms, save " << save_ms << " ms (the load: rules " << rules_ms << " ms)\n";
     if (o.output.empty()) std::cout << "dry run: nothing written (no -o)\n";
     else std::cout << "wrote " << o.output << "\n";
   }
