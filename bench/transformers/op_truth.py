@@ -199,6 +199,48 @@ def pair(op, b, s, h, heads, rng):
                                           const("one", 1.0), const("neg", -10000.0),
                                           numpy_helper.from_array(np.array([h, h, h], np.int64), "split"),
                                           numpy_helper.from_array(np.array([1, 2], np.int64), "ax12")])
+    elif op == "GroupQueryAttention":
+        # Llama grouped-query attention (rules/onnx/attention.yaml's onnx_gqa_rotary_fused):
+        # K and V with heads / 4 heads repeated to the query heads, the causal + padding
+        # mask as an additive bias; the rotary embeddings are the same nodes in both forms
+        # and left out. The fused form reads seqlens_k and total_sequence_length as inputs
+        # (the rewrite computes them with five small nodes shared by every layer).
+        kv, d = heads // 4, h // heads
+        low = np.finfo(np.float32).min
+        feeds["k"] = rng.standard_normal((b, s, kv * d)).astype(np.float32)
+        feeds["v"] = rng.standard_normal((b, s, kv * d)).astype(np.float32)
+        keep = np.ones((b, s), np.float32)
+        keep[-1, s - 3:] = 0
+        with np.errstate(over="ignore"):  # lowest + lowest = -inf where both mask, as in the export
+            feeds["bias"] = (np.triu(np.full((s, s), low, np.float32), 1)[None, None] +
+                             (1 - keep)[:, None, None, :] * low).astype(np.float32)
+        feeds["seqlens"] = np.full(b, s - 1, np.int32)
+        feeds["total"] = np.array([s], np.int32)
+        ins = [x, vi("k", [b, s, kv * d]), vi("v", [b, s, kv * d]), vi("bias", [b, 1, s, s]),
+               helper.make_tensor_value_info("seqlens", TensorProto.INT32, [b]),
+               helper.make_tensor_value_info("total", TensorProto.INT32, [1])]
+        fused = model([helper.make_node("GroupQueryAttention", ["x", "k", "v", "", "", "seqlens", "total", "", "", "",
+                                                                "bias"], ["y", "pk", "pv"], domain=MS,
+                                        num_heads=heads, kv_num_heads=kv, scale=float(1 / np.sqrt(d)))],
+                      ins, [y], [])
+        i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+        nodes = [helper.make_node("Reshape", ["x", "qshp"], ["q1"]),
+                 helper.make_node("Transpose", ["q1"], ["q"], perm=[0, 2, 1, 3])]
+        for t in ("k", "v"):
+            nodes += [helper.make_node("Reshape", [t, "kvshp"], [t + "1"]),
+                      helper.make_node("Transpose", [t + "1"], [t + "2"], perm=[0, 2, 1, 3]),
+                      helper.make_node("Unsqueeze", [t + "2", "ax2"], [t + "3"]),
+                      helper.make_node("Expand", [t + "3", "rep"], [t + "4"]),
+                      helper.make_node("Reshape", [t + "4", "headshp"], [t + "x"])]
+        nodes += [helper.make_node("FusedMatMul", ["q", "kx"], ["sc"], domain=MS, transB=1, alpha=float(1 / np.sqrt(d))),
+                  helper.make_node("Add", ["sc", "bias"], ["sm"]),
+                  helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+                  helper.make_node("MatMul", ["p", "vx"], ["ctx"]),
+                  helper.make_node("Transpose", ["ctx"], ["ctxt"], perm=[0, 2, 1, 3]),
+                  helper.make_node("Reshape", ["ctxt", "oshp"], ["y"])]
+        unfused = model(nodes, ins, [y], [i64("qshp", [0, 0, heads, d]), i64("kvshp", [0, 0, kv, d]),
+                                          i64("ax2", [2]), i64("rep", [1, 1, heads // kv, 1, 1]),
+                                          i64("headshp", [b, heads, s, d]), i64("oshp", [0, 0, h])])
     elif op == "EmbedLayerNormalization":
         # BERT's embeddings: word[ids] + segment[segment_ids] + position[0..S-1], then a layer norm.
         vocab = 30522
@@ -229,9 +271,10 @@ def pair(op, b, s, h, heads, rng):
 OPS = ["SkipLayerNormalization", "SkipLayerNormalizationDecomposed", "SkipLayerNormalizationDecomposedSum",
        "SkipLayerNormalizationBroadcast", "SkipSimplifiedLayerNormalization",
        "SimplifiedLayerNormalization", "SelfSkipSimplifiedLayerNormalization", "FastGelu", "BiasFastGelu",
-       "BiasGelu", "Attention", "EmbedLayerNormalization"]
+       "BiasGelu", "Attention", "EmbedLayerNormalization", "GroupQueryAttention"]
 HIDDEN = {"SkipSimplifiedLayerNormalization": 2048, "SimplifiedLayerNormalization": 2048,  # Llama
-          "SelfSkipSimplifiedLayerNormalization": 2048}
+          "SelfSkipSimplifiedLayerNormalization": 2048, "GroupQueryAttention": 2048}
+HEADS = {"GroupQueryAttention": 32}  # Llama at hidden 2048: 32 query heads over 8 key/value heads
 
 
 def main():
@@ -247,7 +290,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for op in a.ops.split(","):
         h = HIDDEN.get(op, 768)
-        heads = 12
+        heads = HEADS.get(op, 12)
         for size in a.sizes.split(","):
             b, s = (int(v) for v in size.split("x"))
             fused, unfused, feeds = pair(op, b, s, h, heads, rng)

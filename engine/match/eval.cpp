@@ -269,6 +269,7 @@ class Evaluator {
         return join_constants(g_, {value(a[1]), value(a[2]), value(a[3])}, *x);
       }
       case Fn::LowerTriangular: return lower_triangular(g_, value(a[0]));
+      case Fn::MaxValue: return max_value(g_, value(a[0]));
     }
     return std::nullopt;
   }

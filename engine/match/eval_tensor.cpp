@@ -1,8 +1,11 @@
-// Builtins over a constant tensor's bytes: slice, join, lower_triangular. The bytes are
+// Builtins over a constant tensor's bytes: slice, join, lower_triangular, max_value. The bytes are
 // copied as they are, so a result keeps the constant's dtype (float16 caches stay float16)
 // and compares exactly.
 #include "match/eval_tensor.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "graph/const_facts.h"
@@ -136,6 +139,33 @@ std::optional<AttrValue> lower_triangular(const Graph& g, ValueRef x) {
     x = data;
   }
   return std::nullopt;
+}
+
+std::optional<AttrValue> max_value(const Graph& g, ValueRef x) {
+  if (!x.valid() || !g.alive(x.node)) return std::nullopt;
+  if (is_constant(g, x)) {
+    auto c = const_data(g, x);
+    if (!c || c->size() == 0) return std::nullopt;
+    if (c->is_int) return *std::max_element(c->ints.begin(), c->ints.end());
+    double m = -std::numeric_limits<double>::infinity();
+    for (double v : c->floats) {
+      if (std::isnan(v)) return std::nullopt;
+      m = std::max(m, v);
+    }
+    return static_cast<float>(m);
+  }
+  if (g.op(x.node).name() != "ConstantOfShape") return std::nullopt;
+  const Tensor* fill = g.node(x.node).attrs.get_if<Tensor>("value");
+  if (!fill) return 0.0f;  // ONNX's default fill: a float32 0
+  if (fill->num_elements() != 1) return std::nullopt;
+  if (is_int_type(fill->dtype)) {
+    auto i = int_element(*fill, 0);
+    if (!i) return std::nullopt;
+    return *i;
+  }
+  auto f = tensor_element(*fill, 0);
+  if (!f || std::isnan(*f)) return std::nullopt;
+  return static_cast<float>(*f);
 }
 
 }  // namespace graphfuse::match

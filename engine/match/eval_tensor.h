@@ -29,4 +29,10 @@ std::optional<AttrValue> join_constants(const Graph& g, const std::vector<ValueR
 /// lower triangular; nullopt when nothing can be said.
 std::optional<AttrValue> lower_triangular(const Graph& g, ValueRef x);
 
+/// `max_value(x)`: the largest element of x (int64 for integer dtypes, else float): of a
+/// constant with data, or the fill of a ConstantOfShape (its `value`, 0 when absent), whose
+/// every element is that fill whatever the run-time shape. nullopt for anything else, an
+/// empty constant, or a NaN.
+std::optional<AttrValue> max_value(const Graph& g, ValueRef x);
+
 }  // namespace graphfuse::match

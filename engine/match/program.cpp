@@ -76,6 +76,7 @@ const char* fn_name(Fn f) {
     case Fn::Slice: return "slice";
     case Fn::Join: return "join";
     case Fn::LowerTriangular: return "lower_triangular";
+    case Fn::MaxValue: return "max_value";
   }
   return "?";
 }

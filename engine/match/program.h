@@ -40,6 +40,7 @@ enum class Fn : std::uint8_t {
   Slice,
   Join,
   LowerTriangular,
+  MaxValue,
 };
 
 /// An expression over a match: constraints (`where:`) and computed rewrite attributes.

@@ -37,10 +37,17 @@ bool same_attrs(const Attributes& a, const Attributes& b) {
   return na == nb;
 }
 
+// A node without inputs is a copy only when it is a constant: two rule-made literals of one
+// value (each rewrite makes its own `[3]`) are one, and so become the nodes reading them.
+bool constant(OpType op) {
+  const std::string_view name = op.name();
+  return name == "Const" || name == "Constant";
+}
+
 bool candidate(const Graph& g, NodeId n) {
   const Node& nd = g.node(n);
-  return nd.attrs.has(kRuleAttr) && !nd.inputs.empty() && !g.has_graph_output(n) && g.use_count(n) > 0 &&
-         !nondeterministic(nd.op) && !holds_subgraph(nd.attrs);
+  return nd.attrs.has(kRuleAttr) && (!nd.inputs.empty() || constant(nd.op)) && !g.has_graph_output(n) &&
+         g.use_count(n) > 0 && !nondeterministic(nd.op) && !holds_subgraph(nd.attrs);
 }
 
 }  // namespace

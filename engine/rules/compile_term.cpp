@@ -54,6 +54,7 @@ const std::vector<Builtin>& builtins() {
       {"slice", Fn::Slice, {ArgKind::Value, ArgKind::Any, ArgKind::Any, ArgKind::Any, ArgKind::Any}, 1},
       {"join", Fn::Join, {ArgKind::Any, ArgKind::Value, ArgKind::Value, ArgKind::Value}},
       {"lower_triangular", Fn::LowerTriangular, {ArgKind::Value}},
+      {"max_value", Fn::MaxValue, {ArgKind::Value}},
   };
   return b;
 }

@@ -1,5 +1,5 @@
-// com.microsoft.Attention, MultiHeadAttention and RotaryEmbedding with ONNX Runtime's CPU
-// semantics (contrib op schema and CPU kernels of ONNX Runtime 1.2x-1.30):
+// com.microsoft.Attention, MultiHeadAttention, GroupQueryAttention and RotaryEmbedding with
+// ONNX Runtime's CPU semantics (contrib op schema and CPU kernels of ONNX Runtime 1.2x-1.30):
 //
 //   scores = scale * Q K^T (+ mask) (+ attention_bias),  P = softmax(scores over keys),
 //   output[b, s, n * Dv + d] = (P V)[b, n, s, d]
@@ -184,6 +184,95 @@ std::vector<Tensor> multi_head_attention(BatchedGemm gemm, const KernelCall& c) 
   return out;
 }
 
+// GroupQueryAttention on a first prompt (no KV cache: sequence length == total_sequence_length):
+// query [B, S, N * H], key and value [B, S, Nkv * H] (or all three packed in query as
+// [B, S, (N + 2 Nkv) H]); head n reads key/value head n / (N / Nkv). Always causal, as ONNX
+// Runtime's kernel: query s of batch b sees keys l with l <= s and l <= seqlens_k[b] (the
+// batch's last valid position), within local_window_size of s when that is >= 0; the rest
+// take no probability. ONNX Runtime leaves the rows of queries past seqlens_k[b] to stale
+// buffer contents; here they see keys up to seqlens_k[b]. present_key/value are K and V in
+// [B, Nkv, S, H]. Past caches, do_rotary, softcap, smooth_softmax, head sinks, quantized
+// caches and the qk output fail with a message naming them.
+std::vector<Tensor> group_query_attention(BatchedGemm gemm, const KernelCall& c) {
+  const std::int64_t n = heads_of(c.attrs);
+  const std::int64_t nkv = attr_int(c.attrs, "kv_num_heads", 0);
+  check(nkv > 0 && n % nkv == 0, "kv_num_heads " + std::to_string(nkv) + " must be a positive divisor of num_heads " +
+                                     std::to_string(n));
+  check(!c.input(3) && !c.input(4), "past_key/past_value (a KV cache) is not supported");
+  for (std::size_t i = 7; i < c.inputs.size(); ++i)
+    check(i == 10 || !c.input(i), "input " + std::to_string(i) + " (rotary caches, position_ids, head_sink or KV scales) is not supported");
+  check(attr_int(c.attrs, "do_rotary", 0) == 0, "do_rotary is not supported (apply RotaryEmbedding to query and key)");
+  check(attr_float(c.attrs, "softcap", 0.0f) == 0.0f, "softcap is not supported");
+  check(attr_int(c.attrs, "smooth_softmax", 0) == 0, "smooth_softmax is not supported");
+  check(attr_int(c.attrs, "qk_output", 0) == 0 && c.num_outputs <= 3, "output 3 (qk) is not supported");
+  const Tensor& q = c.required(0);
+  check(q.shape.size() == 3, "query must have rank 3 ([batch, sequence, hidden]), has " + shape_str(q.shape));
+  const std::int64_t b = q.shape[0], s = q.shape[1];
+  const bool packed = !c.input(1);
+  check(packed == !c.input(2), "key and value must be both given or both absent (packed QKV)");
+  const std::int64_t qkv_heads = packed ? n + 2 * nkv : n;
+  check_dividable(q.shape[2], qkv_heads, packed ? "packed QKV (num_heads + 2 kv_num_heads)" : "query");
+  const std::int64_t h = q.shape[2] / qkv_heads;
+  const float* kp = nullptr;
+  const float* vp = nullptr;
+  std::int64_t kv_stride = q.shape[2];
+  if (!packed) {
+    const Tensor& k = *c.input(1);
+    const Tensor& v = *c.input(2);
+    check(k.shape == Shape{b, s, nkv * h} && v.shape == k.shape,
+          "key " + shape_str(k.shape) + " and value " + shape_str(v.shape) + " must have shape [" + std::to_string(b) + ", " +
+              std::to_string(s) + ", " + std::to_string(nkv * h) + "] (kv_num_heads x the query's head size)");
+    kp = f32(k, "key");
+    vp = f32(v, "value");
+    kv_stride = nkv * h;
+  }
+  const std::vector<std::int64_t> seqlens = int_values(c.required(5), "seqlens_k");
+  const std::vector<std::int64_t> total = int_values(c.required(6), "total_sequence_length");
+  check(c.required(5).shape == Shape{b}, "seqlens_k must have shape [" + std::to_string(b) + "], has " + shape_str(c.required(5).shape));
+  check(total.size() == 1, "total_sequence_length must have one element, has " + std::to_string(total.size()));
+  check(total[0] == s, "total_sequence_length " + std::to_string(total[0]) + " differs from the sequence length " +
+                           std::to_string(s) + ": only a first prompt (no KV cache) is supported");
+  for (std::int64_t v : seqlens)
+    check(v >= 0 && v < s, "seqlens_k value " + std::to_string(v) + " is outside [0, " + std::to_string(s) + ")");
+  const float* qp = f32(q, "query");
+  if (packed) {
+    kp = qp + n * h;
+    vp = qp + (n + nkv) * h;
+  }
+  // K and V once per kv head (the present outputs), then repeated to the query heads.
+  Dims kv{b, nkv, s, s, h, h};
+  std::vector<float> kb(static_cast<std::size_t>(b * nkv * s * h)), vb(kb.size());
+  to_bnsh(kp, nullptr, kb.data(), b, s, nkv, h, kv_stride);
+  to_bnsh(vp, nullptr, vb.data(), b, s, nkv, h, kv_stride);
+  Dims d{b, n, s, s, h, h};
+  std::vector<float> qb(static_cast<std::size_t>(b * n * s * h)), kr(qb.size()), vr(qb.size());
+  to_bnsh(qp, nullptr, qb.data(), b, s, n, h, q.shape[2]);
+  const std::int64_t group = n / nkv, plane = s * h;
+  for (std::int64_t bi = 0; bi < b; ++bi)
+    for (std::int64_t ni = 0; ni < n; ++ni) {
+      const std::size_t from = static_cast<std::size_t>((bi * nkv + ni / group) * plane);
+      const std::size_t to = static_cast<std::size_t>((bi * n + ni) * plane);
+      std::copy_n(kb.begin() + from, plane, kr.begin() + to);
+      std::copy_n(vb.begin() + from, plane, vr.begin() + to);
+    }
+  // -inf (not the lowest float) outside the window, so that no bias can bring a key back.
+  const std::int64_t window = attr_int(c.attrs, "local_window_size", -1);
+  check(window != 0, "local_window_size 0 (no key at all) is not supported");
+  std::vector<float> mask(static_cast<std::size_t>(b * s * s), 0.0f);
+  for (std::int64_t bi = 0; bi < b; ++bi)
+    for (std::int64_t si = 0; si < s; ++si)
+      for (std::int64_t l = 0; l < s; ++l) {
+        const bool seen = l <= si && l <= seqlens[static_cast<std::size_t>(bi)] && (window < 0 || si - l < window);
+        if (!seen) mask[static_cast<std::size_t>((bi * s + si) * s + l)] = -std::numeric_limits<float>::infinity();
+      }
+  Tensor y = alloc_f32({b, s, n * h});
+  attend(gemm, d, qb.data(), kr.data(), vr.data(), scale_of(c.attrs, h), mask, c.input(10), mut<float>(y));
+  std::vector<Tensor> out{y};
+  if (c.num_outputs > 1) out.push_back(bnsh_tensor(kb, kv, h));
+  if (c.num_outputs > 2) out.push_back(bnsh_tensor(vb, kv, h));
+  return out;
+}
+
 // Attention: Q, K, V = input * weights + bias, split by qkv_hidden_sizes (default three equal parts).
 std::vector<Tensor> packed_attention(BatchedGemm gemm, const KernelCall& c) {
   const std::int64_t n = heads_of(c.attrs);
@@ -308,6 +397,7 @@ void register_attention_ops(KernelRegistry& r, BatchedGemm gemm) {
   // A lambda per op captures the product; KernelFn is a std::function.
   r.add("com.microsoft.MultiHeadAttention", [gemm](const KernelCall& c) { return multi_head_attention(gemm, c); });
   r.add("com.microsoft.Attention", [gemm](const KernelCall& c) { return packed_attention(gemm, c); });
+  r.add("com.microsoft.GroupQueryAttention", [gemm](const KernelCall& c) { return group_query_attention(gemm, c); });
   r.add("com.microsoft.RotaryEmbedding", rotary_embedding);
 }
 

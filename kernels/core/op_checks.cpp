@@ -86,6 +86,7 @@ const std::unordered_map<std::string_view, OpContract>& table() {
       // Attention: a head count of 0 divides the hidden size by zero.
       {"com.microsoft.Attention", {2, {"num_heads"}, {}}},
       {"com.microsoft.MultiHeadAttention", {3, {"num_heads"}, {}}},
+      {"com.microsoft.GroupQueryAttention", {1, {"num_heads", "kv_num_heads"}, {}}},
       {"com.microsoft.RotaryEmbedding", {1, {}, {"num_heads", "rotary_embedding_dim"}}},
       // Windowed ops.
       {"Conv", windowed()},

@@ -1,4 +1,4 @@
-// Reference attention family (com.microsoft.Attention, MultiHeadAttention,
+// Reference attention family (com.microsoft.Attention, MultiHeadAttention, GroupQueryAttention,
 // RotaryEmbedding): core/attention_ops.cpp's semantics with the products as plain loops
 // accumulated in double.
 #include "core/attention_ops.h"

@@ -55,6 +55,34 @@ TEST(DeadNodes, RuleMadeCopiesMergeTheModelsOwnDoNot) {
   EXPECT_NE(text.find("a2 = G(`a1/k`)"), std::string::npos) << text;
 }
 
+// Each rule writes its own literal: K(x, [3]) twice reads two Const nodes of one value,
+// which are one constant, so the two K merge too; a literal of another value keeps its K.
+TEST(DeadNodes, RuleMadeLiteralsOfOneValueMergeAndSoDoTheirReaders) {
+  Graph g = parse_graph_text("input x\na1 = A1(x)\na2 = A2(x)\na3 = A3(x)\noutput a1, a2, a3\n");
+  const RewriteReport r = apply(g, R"(
+rules:
+  - name: a1
+    pattern: A1(x)
+    rewrite: F(K(x, [3]))
+  - name: a2
+    pattern: A2(x)
+    rewrite: G(K(x, [3]))
+  - name: a3
+    pattern: A3(x)
+    rewrite: H(K(x, [4]))
+)");
+  EXPECT_EQ(r.merged, 2u);  // the second [3], then the second K(x, [3])
+  std::size_t k = 0, consts = 0;
+  for (NodeId n : g.nodes()) {
+    k += g.op(n).local_name() == "K";
+    consts += g.op(n).local_name() == "Const";
+  }
+  EXPECT_EQ(k, 2u);
+  EXPECT_EQ(consts, 2u);
+  const std::string text = write_graph_text(g);
+  EXPECT_NE(text.find("a2 = G(`a1/k`)"), std::string::npos) << text;
+}
+
 // Copies that differ in an attribute compute different values and stay apart.
 TEST(DeadNodes, CopiesWithDifferentAttributesStayApart) {
   Graph g = parse_graph_text("input x\na1 = A1(x)\na2 = A2(x)\noutput a1, a2\n");

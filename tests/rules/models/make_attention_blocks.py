@@ -31,6 +31,14 @@ Hugging Face modules as torch's ONNX exporter writes them:
                              sliced to [:seq, :seq] at run time
   gpt2_attn_not_causal.onnx  gpt2_attn_dyn with a buffer that is not lower triangular (the
                              causal attention rule must not fire)
+  llama_gqa_attn.onnx        Llama grouped-query attention: 4 query heads over 2 key/value
+                             heads (repeat_kv: unsqueeze, expand, reshape), rotate-half rotary,
+                             scores scaled by a Mul, the mask built in the graph as Llama does:
+                             triu(full(lowest), 1) plus (1 - mask) * lowest from a 0/1 mask
+                             whose key 0 is never masked (as gpt2_attn)
+  llama_gqa_attn_dyn.onnx    the same with dynamic batch and sequence axes
+  llama_gqa_attn_diag.onnx   the same with triu(..., 0): the diagonal masked too, which is not
+                             the causal mask GroupQueryAttention applies (the rule must not fire)
 """
 import math
 import os
@@ -41,6 +49,7 @@ import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 H, N, HD, B, S, P = 16, 2, 8, 2, 4, 16
+GQA_N, GQA_KV, GQA_HD = 4, 2, 4  # grouped-query blocks: each key/value head serves two query heads
 
 
 def rotate_half(x):
@@ -147,6 +156,43 @@ class Gpt2Attention(nn.Module):
         return self.c_proj(c.view(c.shape[0], c.shape[1], H))
 
 
+class LlamaGqaAttention(nn.Module):
+    def __init__(self, diagonal=1):
+        super().__init__()
+        self.diagonal = diagonal
+        self.q = nn.Linear(H, H, bias=False)
+        self.k = nn.Linear(H, GQA_KV * GQA_HD, bias=False)
+        self.v = nn.Linear(H, GQA_KV * GQA_HD, bias=False)
+        self.o = nn.Linear(H, H, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, GQA_HD, 2).float() / GQA_HD))
+        emb = torch.cat((torch.outer(torch.arange(P).float(), inv),) * 2, -1)
+        self.register_buffer("cos_cached", emb.cos())
+        self.register_buffer("sin_cached", emb.sin())
+
+    def forward(self, x, position_ids, attention_mask):
+        b, s, _ = x.shape
+        low = torch.finfo(x.dtype).min
+        # Key 0 always visible, by a Where over positions (a [:, :1] slice would be
+        # min(seq, 1), an unknown dim, docs/shapes.md).
+        attention_mask = torch.where(torch.arange(s) == 0, torch.ones_like(attention_mask), attention_mask)
+        causal = torch.triu(torch.full((s, s), low), diagonal=self.diagonal)
+        mask = causal[None, None, :, :] + (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * low
+        q = self.q(x).view(b, s, GQA_N, GQA_HD).transpose(1, 2)
+        k = self.k(x).view(b, s, GQA_KV, GQA_HD).transpose(1, 2)
+        v = self.v(x).view(b, s, GQA_KV, GQA_HD).transpose(1, 2)
+        cos = self.cos_cached[position_ids].unsqueeze(1)
+        sin = self.sin_cached[position_ids].unsqueeze(1)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        rep = GQA_N // GQA_KV
+        k = k[:, :, None, :, :].expand(b, GQA_KV, rep, s, GQA_HD).reshape(b, GQA_N, s, GQA_HD)
+        v = v[:, :, None, :, :].expand(b, GQA_KV, rep, s, GQA_HD).reshape(b, GQA_N, s, GQA_HD)
+        a = torch.matmul(q, k.transpose(2, 3)) * (1.0 / math.sqrt(GQA_HD))
+        a = torch.softmax(a + mask, dim=-1)
+        o = torch.matmul(a, v).transpose(1, 2).reshape(b, s, H)
+        return self.o(o)
+
+
 def export(model, args, names, path, opset=14, dynamic_axes=None):
     torch.onnx.export(model.eval(), args, os.path.join(HERE, path), opset_version=opset,
                       input_names=names, output_names=["y"], dynamic_axes=dynamic_axes)
@@ -184,6 +230,12 @@ def main():
            dynamic_axes={"x": bs, "position_ids": bs, "attention_mask": {0: "batch", 2: "seq", 3: "seq"}, "y": bs})
     export(LlamaAttention(False, interleaved=True), (x, pos, mask), ["x", "position_ids", "attention_mask"],
            "llama_attn_not_rope_interleaved.onnx")
+    gqa_axes = {"x": bs, "position_ids": bs, "attention_mask": bs, "y": bs}
+    export(LlamaGqaAttention(), (x, pos, am), ["x", "position_ids", "attention_mask"], "llama_gqa_attn.onnx")
+    export(LlamaGqaAttention(), (x, pos, am), ["x", "position_ids", "attention_mask"], "llama_gqa_attn_dyn.onnx",
+           dynamic_axes=gqa_axes)
+    export(LlamaGqaAttention(diagonal=0), (x, pos, am), ["x", "position_ids", "attention_mask"],
+           "llama_gqa_attn_diag.onnx", dynamic_axes=gqa_axes)
 
 
 if __name__ == "__main__":
