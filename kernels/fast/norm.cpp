@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/util.h"
+#include "fast/buffers.h"
 #include "fast/layout.h"
 #include "fast/vmath.h"
 
@@ -47,7 +48,7 @@ std::vector<Tensor> softmax(const KernelFn& fallback, const KernelCall& c) {
   if (rank == 0 || axis != rank - 1) return fallback(c);  // only the contiguous case here
   const std::int64_t cols = x.shape.back(), rows = x.num_elements() / std::max<std::int64_t>(cols, 1);
   const float* xp = f32(x, "input");
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   float* yp = mut<float>(y);
   rows_parallel(rows, cols, [&](std::int64_t r) { fast::vmath::softmax_row(xp + r * cols, yp + r * cols, cols); });
   return {y};
@@ -67,7 +68,7 @@ std::vector<Tensor> layer_norm(const KernelFn& fallback, const KernelCall& c) {
   const float* xp = f32(x, "X");
   const float* g = f32(scale, "Scale");
   const float* b = bias ? f32(*bias, "B") : nullptr;
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   float* yp = mut<float>(y);
   rows_parallel(rows, cols, [&](std::int64_t r) {
     norm_row(xp + r * cols, g, b, yp + r * cols, cols, eps, nullptr, nullptr);
@@ -108,11 +109,12 @@ std::vector<Tensor> skip_norm(const KernelFn& fallback, const KernelCall& c) {
   const float* gp = f32(gamma, "gamma");
   const float* bp = beta ? f32(*beta, "beta") : nullptr;
   const float* biasp = bias ? f32(*bias, "bias") : nullptr;
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   Shape stat_shape = x.shape;
   stat_shape.back() = 1;
   std::vector<Tensor> out{y};
-  if (want_sum) out = {y, alloc_f32(stat_shape), alloc_f32(stat_shape), alloc_f32(x.shape)};
+  // The simplified op's mean output stays the zeros of a fresh buffer; the rest is written.
+  if (want_sum) out = {y, alloc_f32(stat_shape), fast::alloc_output_f32(stat_shape), fast::alloc_output_f32(x.shape)};
   float* yp = mut<float>(out[0]);
   float* meanp = want_sum ? mut<float>(out[1]) : nullptr;
   float* invp = want_sum ? mut<float>(out[2]) : nullptr;
@@ -142,7 +144,7 @@ std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const Kernel
   const float eps = attr_float(c.attrs, "epsilon", 1e-5f);
   const float* xp = f32(x, "X");
   const float* gp = f32(c.required(1), "scale");
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   float* yp = mut<float>(y);
   rows_parallel(rows, cols, [&](std::int64_t r) { rms_row(xp + r * cols, gp, yp + r * cols, cols, eps); });
   return {y};
@@ -162,7 +164,7 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
   const float* v = f32(c.required(4), "input_var");
   const std::int64_t inner = numel(Shape(x.shape.begin() + 2, x.shape.end()));  // see the reference
   const float* xp = f32(x, "X");
-  Tensor y = alloc_f32(x.shape);
+  Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   float* yp = mut<float>(y);
   if (c.layout(0) == Layout::ChannelsLast) {
     // NHWC: rows of `ch` channels, one multiply-add per element with per-channel factors.
