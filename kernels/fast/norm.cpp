@@ -150,9 +150,23 @@ std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const Kernel
   return {y};
 }
 
-std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
+// BatchNormalization (inference), and with relu the Relu that is its only reader in the same
+// pass (the executor's _BatchNormalizationRelu: DenseNet's BN -> Relu before each convolution).
+std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c, bool relu) {
   const Tensor& x = c.required(0);
-  auto fallback = [&reference](const KernelCall& call) { return fast::run_plain(reference, call); };
+  // Relu as the fast Relu kernel computes it (a NaN becomes 0 there too).
+  auto act = [relu](float v) { return relu ? (v > 0.0f ? v : 0.0f) : v; };
+  auto fallback = [&](const KernelCall& call) {
+    std::vector<Tensor> y = fast::run_plain(reference, call);
+    if (relu) {
+      Tensor r = fast::alloc_output_f32(y[0].shape);
+      const float* yp = f32(y[0], "Y");
+      float* rp = mut<float>(r);
+      for (std::int64_t i = 0, n = r.num_elements(); i < n; ++i) rp[i] = act(yp[i]);
+      y[0] = r;
+    }
+    return y;
+  };
   if (x.shape.size() < 2 || attr_int(c.attrs, "training_mode", 0) != 0) return fallback(c);
   const std::int64_t ch = x.shape[1];
   for (std::size_t i = 1; i <= 4; ++i)
@@ -174,7 +188,7 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
       add[k] = b[k] - m[k] * mul[k];
     }
     rows_parallel(x.shape[0] * inner, ch, [&](std::int64_t p) {
-      for (std::int64_t k = 0; k < ch; ++k) yp[p * ch + k] = xp[p * ch + k] * mul[k] + add[k];
+      for (std::int64_t k = 0; k < ch; ++k) yp[p * ch + k] = act(xp[p * ch + k] * mul[k] + add[k]);
     });
     c.out_layout = Layout::ChannelsLast;
     return {y};
@@ -183,7 +197,7 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
     const std::int64_t k = plane % ch;
     // Folded into one multiply-add per element.
     const float mul = s[k] / std::sqrt(v[k] + eps), add = b[k] - m[k] * mul;
-    for (std::int64_t i = 0; i < inner; ++i) yp[plane * inner + i] = xp[plane * inner + i] * mul + add;
+    for (std::int64_t i = 0; i < inner; ++i) yp[plane * inner + i] = act(xp[plane * inner + i] * mul + add);
   });
   return {y};
 }
@@ -202,7 +216,9 @@ void register_fast_norm(KernelRegistry& r) {
   wrap("SimplifiedLayerNormalization", simplified_layer_norm);
   // BatchNormalization takes a channels-last activation (DenseNet's BN -> Relu -> Conv).
   KernelFn bn_ref = *r.find("BatchNormalization");
-  r.add("BatchNormalization", [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c); },
+  r.add("BatchNormalization", [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c, false); },
+        LayoutSupport::ChannelsLast);
+  r.add(std::string(kBatchNormalizationRelu), [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c, true); },
         LayoutSupport::ChannelsLast);
 }
 

@@ -163,6 +163,49 @@ TEST(Executor, QuantizedChannelsLastModeMatchesPlainAndReference) {
   EXPECT_NE(*std::min_element(b, b + r[1].num_elements()), *std::max_element(b, b + r[1].num_elements()));
 }
 
+// DenseNet's BatchNormalization -> Relu: in the fast set the Relu runs inside the norm
+// (kernels/executor/relu_fusion.h), and takes no time of its own, in both layouts. A norm
+// that something else reads too, and one that is a graph output, keep their Relu a kernel
+// call. Every output equals the reference kernels' within float rounding.
+TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
+  Graph g;
+  auto x = float_input(g, "x", {2, 8, 6, 5});
+  auto cst = [&](const std::string& id, Tensor t) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
+  };
+  auto bn = [&](const std::string& id, graphfuse::NodeId in, unsigned seed) {
+    return g.add_node(id, OpType::intern("BatchNormalization"),
+                      {{in, 0}, {cst(id + "s", rnd({8}, seed, 0.5f, 1.5f)), 0}, {cst(id + "b", rnd({8}, seed + 1)), 0},
+                       {cst(id + "m", rnd({8}, seed + 2)), 0}, {cst(id + "v", rnd({8}, seed + 3, 0.5f, 2.0f)), 0}});
+  };
+  auto n1 = bn("n1", x, 10);
+  auto r1 = g.add_node("r1", OpType::intern("Relu"), {{n1, 0}});                           // fused
+  auto conv = g.add_node("conv", OpType::intern("Conv"), {{r1, 0}, {cst("w", rnd({8, 8, 1, 1}, 11)), 0}});
+  auto n2 = bn("n2", conv, 20);
+  auto r2 = g.add_node("r2", OpType::intern("Relu"), {{n2, 0}});                           // n2 is read twice
+  auto add = g.add_node("add", OpType::intern("Add"), {{r2, 0}, {n2, 0}});
+  auto n3 = bn("n3", add, 30);
+  auto r3 = g.add_node("r3", OpType::intern("Relu"), {{n3, 0}});                           // n3 is an output
+  g.add_output({r3, 0});
+  g.add_output({n3, 0});
+  const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
+  for (bool channels_last : {false, true}) {
+    gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
+    o.channels_last = channels_last;
+    gk::RunProfile prof;
+    const auto f = gk::run_graph(g, {}, o, &prof);
+    for (std::size_t i = 0; i < r.size(); ++i) expect_close(f[i], r[i], 1e-5, 1e-6, channels_last ? "NHWC" : "NCHW");
+    std::vector<std::string> relus_called;
+    for (const auto& t : prof.nodes)
+      if (t.op == "Relu" && t.ms > 0.0) relus_called.push_back(g.node(t.node).id);
+    EXPECT_EQ(relus_called, (std::vector<std::string>{"r2", "r3"}));
+  }
+  // Not all clamped: the Relu inside the norm did something to compare.
+  const auto v = values(r[0]);
+  EXPECT_GT(std::count(v.begin(), v.end(), 0.0f), 0);
+  EXPECT_GT(std::count_if(v.begin(), v.end(), [](float e) { return e > 0.0f; }), 0);
+}
+
 TEST(Executor, VerifyRewriteComparesOnSharedInputs) {
   const Graph unfused = tf_graph(false), fused = tf_graph(true);
   for (auto set : {gk::KernelSet::Reference, gk::KernelSet::Fast}) {

@@ -31,6 +31,9 @@ struct ExecOptions {
   /// convolutions, pooling, elementwise ops), converting only where a kernel needs NCHW.
   /// Results are always returned NCHW.
   bool channels_last = true;
+  /// Fast set only: a BatchNormalization whose only reader is a Relu applies it in the same
+  /// pass (kernels/executor/relu_fusion.h); the node observer then sees one call for both.
+  bool fuse_relu = true;
 };
 
 /// Called after each kernel with the node, the call its kernel got (inputs in the
@@ -80,6 +83,7 @@ class Executor {
 
  private:
   struct Plan;
+  void fuse_relus(const Graph& g, const KernelRegistry& reg);
   const Graph& g_;
   ExecOptions options_;
   NodeObserver observer_;
