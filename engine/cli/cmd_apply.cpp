@@ -48,7 +48,7 @@ int run_apply(ApplyOptions o) {
   std::future<void> schemas;
   if (o.input.size() > 5 && o.input.ends_with(".onnx")) schemas = std::async(std::launch::async, prepare_onnx_schemas);
   progress.phase("loading rules");
-  RuleSet rules = load_rule_files(o.rules);
+  RuleSet rules = load_rule_files_cached(o.rules);
   double rules_ms = ms_since(t0);
   progress.phase("loading " + o.input);
   Graph g = load_graph(o.input);

@@ -184,7 +184,7 @@ int run_backend(const BackendOptions& o) {
   } catch (const json::exception& e) {
     throw Error(o.manifest + ": " + e.what());
   }
-  RuleSet rules = load_rule_files(o.rules);
+  RuleSet rules = load_rule_files_cached(o.rules);
   const json& cases = manifest.at("cases");
   for (std::size_t i = o.first; i < cases.size(); ++i) {
     const json& c = cases[i];

@@ -36,7 +36,7 @@ void register_explain(CLI::App& app, Handler& run) {
   cmd->callback([opt, &run] {
     run = [opt] {
       apply_target(opt->target, opt->rewrite, true);  // explain prints the estimates
-      RuleSet rules = load_rule_files(opt->rules);
+      RuleSet rules = load_rule_files_cached(opt->rules);
       Graph g = load_graph(opt->input);
       std::cout << explain_candidate(g, rules, opt->rule, opt->node, opt->rewrite);
       return 0;

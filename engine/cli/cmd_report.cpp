@@ -27,7 +27,7 @@ struct ReportOptions {
 
 int run_report(const ReportOptions& o) {
   namespace gk = graphfuse::kernels;
-  RuleSet rules = load_rule_files(o.rules);
+  RuleSet rules = load_rule_files_cached(o.rules);
   Graph before = load_graph(o.input);
   gk::ExecOptions exec;
   exec.set = gk::kernel_set_from_name(o.kernels);

@@ -92,7 +92,7 @@ int run_run(const RunOptions& o) {
   Graph original = load_graph(o.input);
   std::optional<Graph> rewritten;
   if (!o.rules.empty()) {
-    RuleSet rules = load_rule_files(o.rules);
+    RuleSet rules = load_rule_files_cached(o.rules);
     // Seeded constant data first, so the rewritten graph computes on the same weights
     // (and constant folding has data to evaluate).
     gk::materialize_constants(original, o.seed);

@@ -37,7 +37,7 @@ int run_verify(const VerifyOptions& o) {
   exec.set = gk::kernel_set_from_name(o.kernels);
   exec.threads = o.threads;
   exec.seed = o.seed;
-  RuleSet rules = load_rule_files(o.rules);
+  RuleSet rules = load_rule_files_cached(o.rules);
   Graph original = load_graph(o.input);
   // Both graphs must see the same weights, and folding needs data: give data-less
   // constants their seeded values before rewriting (what the executor would use).

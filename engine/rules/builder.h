@@ -16,6 +16,11 @@
 
 namespace graphfuse {
 
+namespace rules {
+/// The rule files `paths` stand for: a directory, every *.yaml file under it (sorted by path).
+std::vector<std::string> expand_rule_paths(const std::vector<std::string>& paths);
+}  // namespace rules
+
 /// Builds RuleSets (the only code allowed to fill one before it is frozen).
 class RuleSetBuilder {
  public:
@@ -28,6 +33,9 @@ class RuleSetBuilder {
   void use_yaml_pool(rules::RuleYamlPool* pool) { yaml_pool_ = pool; }
   /// Orders rules by priority (stable) and freezes the set.
   RuleSet finish();
+  /// The set of rules a builder finished before, read back from the rule cache
+  /// (rule_cache.h): already in priority order.
+  static RuleSet assemble(std::vector<Rule> rules, std::vector<RuleFileInfo> files);
 
   /// A file being loaded: its lines for error display and the ops its rules see.
   struct File {

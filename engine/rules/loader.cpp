@@ -191,9 +191,17 @@ RuleSet RuleSetBuilder::finish() {
   return std::move(set_);
 }
 
+RuleSet RuleSetBuilder::assemble(std::vector<Rule> rules, std::vector<RuleFileInfo> files) {
+  RuleSet set;
+  set.rules_ = std::move(rules);
+  set.files_ = std::move(files);
+  set.freeze_();
+  return set;
+}
+
 // A directory stands for every *.yaml file under it, in path order, so that
 // `--rules rules/onnx` loads the whole library the same way on every machine.
-static std::vector<std::string> expand_rule_paths(const std::vector<std::string>& paths) {
+std::vector<std::string> rules::expand_rule_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -213,7 +221,7 @@ static std::vector<std::string> expand_rule_paths(const std::vector<std::string>
 }
 
 RuleSet load_rule_files(const std::vector<std::string>& paths) {
-  const std::vector<std::string> files = expand_rule_paths(paths);
+  const std::vector<std::string> files = rules::expand_rule_paths(paths);
   std::vector<std::optional<std::string>> texts;  // nullopt: unreadable, reported in its turn
   std::vector<rules::RuleYamlPool::Input> inputs;
   for (const std::string& p : files) {
