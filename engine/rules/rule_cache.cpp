@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -130,6 +131,12 @@ std::string text_key(std::string_view text) {
   return std::to_string(text.size()) + ":" + std::to_string(hash64(text));
 }
 
+// Cache files are rules-<16 hex digits>.bin; nothing else in the folder is touched.
+bool is_cache_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.size() == 26 && name.starts_with("rules-") && name.ends_with(".bin");
+}
+
 std::string cache_file(const std::string& dir, const std::vector<std::string>& paths) {
   std::error_code ec;
   std::string key = fs::current_path(ec).string();
@@ -167,6 +174,25 @@ std::optional<RuleSet> read_cached(std::string_view bytes, const std::vector<std
   return RuleSetBuilder::assemble(std::move(rules), std::move(infos));
 }
 
+// At most kMaxFiles cache files: after a write, the least recently written ones beyond that
+// go. Every new list of rule paths (a temporary folder each run) makes a file of ~200 KB;
+// without a bound the folder would only grow.
+constexpr std::size_t kMaxFiles = 32;
+
+void evict_oldest(const std::string& dir, const std::string& keep) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    std::error_code fe;
+    if (!e.is_regular_file(fe) || !is_cache_file(e.path()) || e.path() == fs::path(keep)) continue;
+    const fs::file_time_type t = e.last_write_time(fe);
+    if (!fe) entries.emplace_back(t, e.path());
+  }
+  if (entries.size() < kMaxFiles) return;  // with `keep`, at most kMaxFiles
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + kMaxFiles - 1 < entries.size(); ++i) fs::remove(entries[i].second, ec);
+}
+
 // Written whole to a file of its own, then renamed over the old one: a reader sees the old
 // file or the new one, never a part.
 void write_cached(const std::string& dir, const std::string& file, const std::vector<std::string>& files,
@@ -194,7 +220,11 @@ void write_cached(const std::string& dir, const std::string& file, const std::ve
     }
   }
   fs::rename(tmp, file, ec);
-  if (ec) fs::remove(tmp, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return;
+  }
+  evict_oldest(dir, file);
 }
 
 }  // namespace

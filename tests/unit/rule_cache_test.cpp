@@ -150,3 +150,26 @@ TEST(RuleCache, ErrorsAreTheCompilersAndOffWritesNothing) {
   unsetenv("GRAPHFUSE_RULE_CACHE");
   EXPECT_TRUE(home.files().empty());
 }
+
+// Every new list of rule paths makes a cache file: the folder keeps the 32 most recently
+// written and leaves anything that is not a cache file alone.
+TEST(RuleCache, TheFolderKeepsAtMost32Files) {
+  CacheHome home;
+  const std::string text = read(std::string(GRAPHFUSE_SOURCE_DIR) + "/rules/seed.yaml");
+  fs::create_directories(home.dir() / "graphfuse");
+  write(home.dir() / "graphfuse" / "notes.txt", "not a cache file");
+  for (int i = 0; i < 40; ++i) {
+    const fs::path rules = home.dir() / ("r" + std::to_string(i) + ".yaml");
+    write(rules, text);
+    gf::load_rule_files_cached({rules.string()});
+  }
+  std::size_t cache_files = 0;
+  for (const fs::path& p : home.files()) cache_files += p.extension() == ".bin";
+  EXPECT_EQ(cache_files, 32u);
+  EXPECT_TRUE(fs::exists(home.dir() / "graphfuse" / "notes.txt"));
+  // The last one written is among those kept: its second load reads it back.
+  const fs::path last = home.dir() / "r39.yaml";
+  std::vector<fs::path> before = home.files();
+  gf::load_rule_files_cached({last.string()});
+  EXPECT_EQ(home.files(), before);
+}
