@@ -9,9 +9,7 @@
 // compiled without error are written, so errors are always the compiler's.
 #include "rules/rule_cache.h"
 
-#include <fcntl.h>
 #include <link.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include <fstream>
 #include <optional>
 
+#include "graphfuse/io.h"
 #include "graphfuse/rules.h"
 #include "io/file_map.h"
 
@@ -80,34 +79,9 @@ int read_build_id(dl_phdr_info* info, std::size_t, void* data) {
   return 1;
 }
 
-// The whole file in one read, without a stream's copies.
-std::optional<std::string> read_text(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st{};
-  std::optional<std::string> text;
-  if (::fstat(fd, &st) == 0) {
-    text.emplace(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < text->size()) {
-      const ssize_t n = ::read(fd, text->data() + done, text->size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    if (done != text->size()) text.reset();
-  }
-  ::close(fd);
-  return text;
-}
-
 constexpr std::string_view kMagic = "graphfuse rules\n";
 
 // A cache file: kMagic, the checksum of the rest, then the rest.
-struct Contents {
-  std::string build;
-  std::vector<std::string> paths;
-  std::string rules;  // encode_rules's bytes
-};
 
 void put(std::string& out, std::string_view s) {
   const std::uint64_t n = s.size();
@@ -167,9 +141,14 @@ std::optional<RuleSet> read_cached(std::string_view bytes, const std::vector<std
   if (!decode_rules(bytes, rules, infos)) return std::nullopt;
   // Each file's text was stored as its size and hash (text_key): the text is read again.
   for (RuleFileInfo& info : infos) {
-    std::optional<std::string> now = read_text(info.path);
-    if (!now || text_key(*now) != info.text) return std::nullopt;
-    info.text = std::move(*now);
+    std::string now;
+    try {
+      now = read_file(info.path);
+    } catch (const Error&) {
+      return std::nullopt;  // unreadable now: the compiler reports it
+    }
+    if (text_key(now) != info.text) return std::nullopt;
+    info.text = std::move(now);
   }
   return RuleSetBuilder::assemble(std::move(rules), std::move(infos));
 }

@@ -8,6 +8,7 @@
 
 #include "core/util.h"
 #include "fast/buffers.h"
+#include "graphfuse/kernels/conv.h"
 #include "fast/layout.h"
 #include "fast/vmath.h"
 
@@ -160,9 +161,7 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c, b
     std::vector<Tensor> y = fast::run_plain(reference, call);
     if (relu) {
       Tensor r = fast::alloc_output_f32(y[0].shape);
-      const float* yp = f32(y[0], "Y");
-      float* rp = mut<float>(r);
-      for (std::int64_t i = 0, n = r.num_elements(); i < n; ++i) rp[i] = act(yp[i]);
+      fast::activation(ActivationSpec{Activation::Relu}, f32(y[0], "Y"), mut<float>(r), r.num_elements());
       y[0] = r;
     }
     return y;
