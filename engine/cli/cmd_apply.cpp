@@ -1,9 +1,11 @@
 // `graphfuse apply`: load rules and a graph, rewrite to a fixed point, save atomically;
 // optionally print statistics, a trace, and a progress line.
 #include <chrono>
+#include <exception>
 #include <future>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/fold_step.h"
@@ -43,15 +45,28 @@ double ms_since(Clock::time_point t) {
 int run_apply(ApplyOptions o) {
   Progress progress(o.quiet);
   auto t0 = Clock::now();
-  // libonnx's schema registry, which the ONNX import needs, is built on a second thread
-  // while the rules load (docs/big-models.md, "Load and save time").
-  std::future<void> schemas;
-  if (o.input.size() > 5 && o.input.ends_with(".onnx")) schemas = std::async(std::launch::async, prepare_onnx_schemas);
-  progress.phase("loading rules");
-  RuleSet rules = load_rule_files_cached(o.rules);
-  double rules_ms = ms_since(t0);
-  progress.phase("loading " + o.input);
-  Graph g = load_graph(o.input);
+  // The rules load on a second thread while this one loads the graph: the two are
+  // independent, and either can be the longer (a rule library read back from the cache
+  // against a model whose import builds libonnx's schema registry; docs/big-models.md,
+  // "Load and save time").
+  progress.phase("loading the rules and the graph");
+  double rules_ms = 0;
+  std::future<RuleSet> rules_loading = std::async(std::launch::async, [&o, &rules_ms, t0] {
+    RuleSet loaded = load_rule_files_cached(o.rules);
+    rules_ms = ms_since(t0);
+    return loaded;
+  });
+  std::optional<Graph> loaded;
+  std::exception_ptr graph_error;
+  try {
+    loaded.emplace(load_graph(o.input));
+  } catch (...) {
+    graph_error = std::current_exception();
+  }
+  // A broken rule file is reported before a broken graph, as when they loaded in turn.
+  RuleSet rules = rules_loading.get();
+  if (graph_error) std::rethrow_exception(graph_error);
+  Graph g = std::move(*loaded);
   double load_ms = ms_since(t0);
 
   if (o.shuffle) o.rewrite.shuffle_seed = o.shuffle_seed;

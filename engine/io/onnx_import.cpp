@@ -532,6 +532,27 @@ void check_before_inference(const onnx::ModelProto& model, const TensorSources& 
 
 }  // namespace
 
+namespace {
+// A model own_inference_suffices() chose is typed by graphfuse's pass alone; a node it still
+// left untyped (an input it could not read, a degenerate attribute) gets libonnx's
+// per-node inference, as a node a rule creates would.
+void type_what_the_own_pass_left(Graph& g) {
+  std::unique_ptr<const TypeInference> types;
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    if (n.op.name() == ops::kInput || n.op.name() == ops::kConst) continue;
+    bool open = false;
+    for (std::size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k].type.dtype == DType::Undefined && !n.outputs[k].type.shape_known &&
+          !g.is_output(ValueRef{id, static_cast<std::uint32_t>(k)}))
+        open = true;
+    if (!open) continue;
+    if (!types) types = make_onnx_type_inference(g);
+    if (types) types->infer(g, id);
+  }
+}
+}  // namespace
+
 Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
                        TensorSources* sources) {
   TensorSources none;
@@ -540,9 +561,12 @@ Graph graph_from_model(onnx::ModelProto& model, const std::string& file, const s
     check_before_inference(model, *sources);
     // Inference reads the model before the importer consumes it (moves tensor bytes out).
     std::string inference_error;
-    std::vector<InferredType> inferred = infer_value_types(model, &inference_error);
+    std::vector<InferredType> inferred;
+    const bool own_types = own_inference_suffices(model);
+    if (!own_types) inferred = infer_value_types(model, &inference_error);
     const std::string external = first_external_location(model.graph());
     Graph g = Importer(file, model_dir, std::move(inferred), std::move(inference_error), *sources).run(model);
+    if (own_types) type_what_the_own_pass_left(g);
     // The form the model came in, which export keeps (docs/big-models.md).
     if (!external.empty()) g.properties().set(std::string(kExternalData), external);
     return g;

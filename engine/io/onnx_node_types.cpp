@@ -111,8 +111,19 @@ class OnnxTypeInference final : public TypeInference {
       for (std::size_t k : typed) record_inferred(g, g.value_name(ValueRef{id, static_cast<std::uint32_t>(k)}));
       return;
     }
+    // graphfuse's own constants (a rule's literal) are no ONNX op: their value is their
+    // type, and asking libonnx for a schema would only build its registry.
+    if (n.op.name() == ops::kConst) return;
     const std::string domain(canonical_domain(n.op.domain()));
     const int version = opset(domain);
+    // The ops the symbolic pass types as libonnx does (own_inference_suffices) are typed
+    // without libonnx: a model imported by that pass has no schema registry built, and
+    // building it would cost a small model's rewrite more than the rewrite itself.
+    if (domain.empty() && own_pass_covers(n.op.local_name(), n.inputs.size(), n.outputs.size()) &&
+        sym::types_completely(g, id)) {
+      for (std::uint32_t k : sym::infer_created(g, id, {})) record_inferred(g, g.value_name(ValueRef{id, k}));
+      return;
+    }
     std::vector<std::uint32_t> fresh;
     // A node libonnx has a schema for but cannot type is invalid (or its inputs are not
     // typed): it stays untyped. Otherwise graphfuse's own pass fills in the com.microsoft

@@ -70,6 +70,57 @@ std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string
   return out;
 }
 
+bool own_pass_covers(std::string_view op, std::size_t inputs, std::size_t outputs) {
+  // The ONNX ops whose every output the symbolic pass (onnx_sym_ops.cpp) types from typed
+  // inputs as libonnx would, with the input and output counts their schemas allow (the
+  // pass reads inputs by position and checks nothing: a node outside them, which libonnx
+  // would reject, is left to libonnx). Kept to what CNN exports and their rewrites use; a
+  // model with anything else takes libonnx's whole-model inference.
+  struct Arity {
+    std::uint8_t min_in, max_in, max_out;
+  };
+  static const std::unordered_map<std::string_view, Arity> kCovered = {
+      {"Conv", {2, 3, 1}}, {"MaxPool", {1, 1, 2}}, {"AveragePool", {1, 1, 1}},
+      {"GlobalAveragePool", {1, 1, 1}}, {"GlobalMaxPool", {1, 1, 1}}, {"BatchNormalization", {5, 5, 1}},
+      {"Relu", {1, 1, 1}}, {"LeakyRelu", {1, 1, 1}}, {"Clip", {1, 3, 1}}, {"Sigmoid", {1, 1, 1}},
+      {"HardSigmoid", {1, 1, 1}}, {"HardSwish", {1, 1, 1}}, {"Tanh", {1, 1, 1}}, {"Softmax", {1, 1, 1}},
+      {"Identity", {1, 1, 1}}, {"Dropout", {1, 3, 2}}, {"Add", {2, 2, 1}}, {"Sub", {2, 2, 1}},
+      {"Mul", {2, 2, 1}}, {"Div", {2, 2, 1}}, {"Sqrt", {1, 1, 1}}, {"Concat", {1, 255, 1}},
+      {"Flatten", {1, 1, 1}}, {"Gemm", {2, 3, 1}}, {"MatMul", {2, 2, 1}}, {"Reshape", {2, 2, 1}},
+      {"Transpose", {1, 1, 1}}, {"Shape", {1, 1, 1}}, {"Gather", {2, 2, 1}}, {"Unsqueeze", {1, 2, 1}},
+      {"Squeeze", {1, 2, 1}}, {"Constant", {0, 0, 1}}, {"ReduceMean", {1, 2, 1}}};
+  auto it = kCovered.find(op);
+  return it != kCovered.end() && inputs >= it->second.min_in && inputs <= it->second.max_in && outputs >= 1 &&
+         outputs <= it->second.max_out;
+}
+
+bool own_inference_suffices(const onnx::ModelProto& model) {
+  if (!model.has_graph() || model.graph().node_size() == 0) return false;
+  int opset = -1;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  if (opset < 7) return false;
+  const onnx::GraphProto& gp = model.graph();
+  std::unordered_set<std::string> initializers;
+  for (const auto& t : gp.initializer()) initializers.insert(t.name());
+  for (const auto& vi : gp.input()) {
+    if (initializers.count(vi.name())) continue;
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape() ||
+        vi.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT)
+      return false;
+  }
+  for (const auto& n : gp.node()) {
+    if (!(n.domain().empty() || n.domain() == "ai.onnx") ||
+        !own_pass_covers(n.op_type(), static_cast<std::size_t>(n.input_size()), static_cast<std::size_t>(n.output_size())))
+      return false;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() || a.graphs_size() > 0) return false;
+      if (a.name() == "auto_pad" && a.s() != "NOTSET") return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace graphfuse::onnx_io
 
 namespace graphfuse {

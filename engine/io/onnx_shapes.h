@@ -31,4 +31,15 @@ using InferredType = std::pair<std::string, onnx::TypeProto>;
 /// returned and `failure` (when given) gets the reason.
 std::vector<InferredType> infer_value_types(onnx::ModelProto& model, std::string* failure = nullptr);
 
+/// True when graphfuse's own symbolic pass (onnx_sym_infer.h) types this model as ONNX's
+/// inference would, so import can skip libonnx and the schema registry it builds first
+/// (~15 ms, most of a small model's load): every node an ONNX-domain op from the list the
+/// pass covers in full (CNN ops, elementwise, shape arithmetic), no auto_pad, no subgraph,
+/// and every graph input a typed tensor of known rank. tests/unit/onnx_shapes_test.cpp
+/// checks both give the same types on every model at hand.
+bool own_inference_suffices(const onnx::ModelProto& model);
+/// An ONNX-domain op own_inference_suffices() accepts (its outputs typed by the pass alone),
+/// with a number of inputs (absent optional ones included) and outputs its schema allows.
+bool own_pass_covers(std::string_view op, std::size_t inputs, std::size_t outputs);
+
 }  // namespace graphfuse::onnx_io

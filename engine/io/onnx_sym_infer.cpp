@@ -244,4 +244,16 @@ std::vector<std::uint32_t> infer_created(Graph& g, NodeId id, const std::vector<
   return out;
 }
 
+bool types_completely(const Graph& g, NodeId id) {
+  Context c(g);
+  const std::vector<OutType> outs = infer_node(c, id);
+  if (outs.empty()) return false;
+  for (const OutType& o : outs) {
+    if (o.dtype == DType::Undefined || !o.shape.known) return false;
+    for (const Dim& d : o.shape.dims)
+      if (!d) return false;
+  }
+  return true;
+}
+
 }  // namespace graphfuse::onnx_io::sym

@@ -88,4 +88,8 @@ std::size_t infer_graph(Graph& g);
 /// caller just typed). Returns the ports it changed.
 std::vector<std::uint32_t> infer_created(Graph& g, NodeId n, const std::vector<std::uint32_t>& fresh);
 
+/// True when infer_node gives every output of n an element type and a shape with every
+/// dim known (a number or a symbol): the pass alone types n completely.
+bool types_completely(const Graph& g, NodeId n);
+
 }  // namespace graphfuse::onnx_io::sym

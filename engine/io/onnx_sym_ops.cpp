@@ -162,6 +162,55 @@ Shape conv(const Node& n, const Shape& x, const Shape& w) {
   return Shape::of(std::move(out));
 }
 
+// Pooling output spatial sizes (MaxPool, AveragePool, LpPool with explicit pads): the
+// specification's floor((in + pads - ((k - 1) * dilation + 1)) / stride) + 1, ceil with
+// ceil_mode; numbers only (symbols and auto_pad are left unknown).
+Shape pool(const Node& n, const Shape& x) {
+  const auto* ks = attr_ints(n, "kernel_shape");
+  if (!x.known || x.dims.size() < 3 || !ks || ks->size() != x.dims.size() - 2) return {};
+  const std::size_t sp = ks->size();
+  const auto* st = attr_ints(n, "strides");
+  const auto* dl = attr_ints(n, "dilations");
+  const auto* pd = attr_ints(n, "pads");
+  const auto* ap = n.attrs.get_if<std::string>("auto_pad");
+  const bool ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+  std::vector<Dim> out{x.dims[0], x.dims[1]};
+  for (std::size_t i = 0; i < sp; ++i) {
+    const std::int64_t k = (*ks)[i];
+    const std::int64_t s = st && st->size() == sp ? (*st)[i] : 1;
+    const std::int64_t d = dl && dl->size() == sp ? (*dl)[i] : 1;
+    const std::int64_t p = pd && pd->size() == 2 * sp ? (*pd)[i] + (*pd)[i + sp] : 0;
+    const Dim& in = x.dims[i + 2];
+    if ((ap && *ap != "NOTSET") || k <= 0 || s <= 0 || d <= 0 || !in || !in->is_number()) {
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    const std::int64_t span = in->value() + p - (d * (k - 1) + 1);
+    if (span < 0) {
+      out.emplace_back(std::nullopt);  // a window larger than the padded input: invalid
+      continue;
+    }
+    out.push_back(num((ceil_mode ? (span + s - 1) / s : span / s) + 1));
+  }
+  return Shape::of(std::move(out));
+}
+
+// An ONNX Constant node's type: its value tensor, or the scalar and list forms.
+OutType constant_type(const Node& n) {
+  if (const Tensor* t = n.attrs.get_if<Tensor>("value")) {
+    std::vector<Dim> d;
+    for (auto x : t->shape) d.push_back(num(x));
+    return OutType{t->dtype, Shape::of(std::move(d))};
+  }
+  if (n.attrs.get_if<float>("value_float")) return OutType{DType::Float32, Shape::of({})};
+  if (n.attrs.get_if<std::int64_t>("value_int")) return OutType{DType::Int64, Shape::of({})};
+  if (const auto* v = n.attrs.get_if<std::vector<float>>("value_floats"))
+    return OutType{DType::Float32, Shape::of({num(static_cast<std::int64_t>(v->size()))})};
+  if (const auto* v = n.attrs.get_if<std::vector<std::int64_t>>("value_ints"))
+    return OutType{DType::Int64, Shape::of({num(static_cast<std::int64_t>(v->size()))})};
+  return {};
+}
+
 bool same_shape_op(std::string_view op) {
   static constexpr std::array<std::string_view, 44> kOps = {
       "Relu", "Neg", "Sqrt", "Erf", "Tanh", "Sigmoid", "Exp", "Log", "Abs", "Reciprocal", "Softmax",
@@ -265,6 +314,10 @@ std::vector<OutType> infer_node(Context& c, NodeId id) {
   if (domain != "com.microsoft" && !canonical_domain(domain).empty()) return out;  // unknown ops
   out[0].dtype = n.inputs.empty() ? DType::Undefined : c.dtype(in(0));
   if (domain == "com.microsoft") return infer_ms(c, n, op, std::move(out));
+  if (op == "Constant") {
+    out[0] = constant_type(n);
+    return out;
+  }
 
   const Shape x = c.shape(in(0));
   // Element types first: most ops keep their first input's.
@@ -512,6 +565,15 @@ std::vector<OutType> infer_node(Context& c, NodeId id) {
     }
   } else if (op == "Conv") {
     out[0].shape = conv(n, x, c.shape(in(1)));
+  } else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
+    out[0].shape = pool(n, x);
+    if (out.size() > 1) out[1] = OutType{DType::Int64, out[0].shape};  // MaxPool's Indices
+  } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
+    if (x.known && x.dims.size() >= 3) {
+      Shape s = x;
+      for (std::size_t i = 2; i < s.dims.size(); ++i) s.dims[i] = num(1);
+      out[0].shape = s;
+    }
   } else if (op == "Tile") {
     const auto& reps = c.elems(in(1));
     if (x.known && reps && reps->size() == x.dims.size()) {

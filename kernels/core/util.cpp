@@ -1,6 +1,7 @@
 // Helpers shared by the kernel implementations.
 #include "core/util.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,6 +66,27 @@ std::string shape_str(const Shape& s) {
 }
 
 namespace {
+// A new string of `bytes` zeros. Big ones have their pages mapped in one madvise call
+// (MADV_POPULATE_WRITE) before the zero-fill first touches them, instead of a page fault
+// per 4 KiB (on this VM those faults were three quarters of folding mobilenet_v2's 52
+// BatchNormalizations into 14 MB of new weights). Huge pages stay the program's choice
+// (reserve_huge_page_heap). The call is advice: a kernel without it (EINVAL) faults the
+// pages in as before.
+std::string* fresh_zeros(std::size_t bytes) {
+  auto* s = new std::string();
+#ifdef MADV_POPULATE_WRITE
+  if (bytes >= (64u << 10)) {
+    s->reserve(bytes);
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto at = reinterpret_cast<std::uintptr_t>(s->data());
+    const auto begin = (at + page - 1) / page * page, end = (at + bytes) / page * page;
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  }
+#endif
+  s->resize(bytes);  // value-initialized: a fresh buffer is zeros
+  return s;
+}
+
 // Recycles large tensor buffers. A fresh multi-megabyte allocation is served by mmap and
 // costs a page fault per 4 KiB on first touch (on this VM, more than the convolution
 // writing it); a buffer returned by the last Tensor that used it is kept here and handed
@@ -90,8 +112,7 @@ class BufferPool {
         return s;
       }
     }
-    // std::string value-initializes: a fresh buffer is zeros (and pays its page faults once).
-    return new std::string(bytes, '\0');
+    return fresh_zeros(bytes);
   }
   void give(std::string* s) {
     {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <unordered_map>
 
 #include "graphfuse/io.h"
 #include "graphfuse/onnx.h"
@@ -161,4 +162,167 @@ TEST(OnnxShapes, InferenceFailureIsNotAnImportError) {
   const auto* why = g.properties().get_if<std::string>(onnx_io::kInferenceError);
   ASSERT_NE(why, nullptr);
   EXPECT_FALSE(why->empty());
+}
+
+namespace {
+
+// x [batch, 3, 19, 19] -> Conv (pads 1, stride 2) -> MaxPool (3x3, stride 2, ceil_mode) ->
+// AveragePool (2x2, pads 1) -> MaxPool (dilations 2) -> GlobalAveragePool -> Reshape by a
+// Constant node's value_ints -> Gemm: the pooling arithmetic and Constant forms the
+// symbolic pass must type as libonnx does.
+onnx::ModelProto pooling_model(const std::string& batch) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("pools");
+  set_type(*g.add_input(), "x", {batch, "3", "19", "19"});
+  auto weight = [&](const std::string& name, std::vector<std::int64_t> dims) {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    std::int64_t n = 1;
+    for (auto d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
+    for (std::int64_t i = 0; i < n; ++i) t->add_float_data(0.01f * static_cast<float>(i % 7));
+  };
+  weight("w", {8, 3, 3, 3});
+  weight("gw", {4, 8});
+  auto ints = [](onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (auto x : v) a->add_ints(x);
+  };
+  auto one = [](onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  };
+  auto& conv = add_node(g, "Conv", {"x", "w"}, "c");
+  ints(conv, "pads", {1, 1, 1, 1});
+  ints(conv, "strides", {2, 2});
+  auto& mp = add_node(g, "MaxPool", {"c"}, "p1");
+  ints(mp, "kernel_shape", {3, 3});
+  ints(mp, "strides", {2, 2});
+  one(mp, "ceil_mode", 1);
+  auto& ap = add_node(g, "AveragePool", {"p1"}, "p2");
+  ints(ap, "kernel_shape", {2, 2});
+  ints(ap, "pads", {1, 1, 1, 1});
+  auto& dp = add_node(g, "MaxPool", {"p2"}, "p3");
+  ints(dp, "kernel_shape", {2, 2});
+  ints(dp, "dilations", {2, 2});
+  add_node(g, "GlobalAveragePool", {"p3"}, "gap");
+  auto& shape = add_node(g, "Constant", {}, "shape");
+  ints(shape, "value_ints", {-1, 8});
+  add_node(g, "Reshape", {"gap", "shape"}, "flat");
+  auto& gemm = add_node(g, "Gemm", {"flat", "gw"}, "y");
+  one(gemm, "transB", 1);
+  set_type(*g.add_output(), "y", {batch, "4"});
+  return m;
+}
+
+std::vector<fs::path> models_at_hand() {
+  std::vector<fs::path> out;
+  const fs::path src(GRAPHFUSE_SOURCE_DIR);
+  for (const fs::path& dir : {src / ".." / "shared" / "models", src / "tests" / "rules" / "models", src / "examples"}) {
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".onnx") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every value libonnx's whole-model inference types gets the same type from an import that
+// left it to graphfuse's own pass; returns how many values were compared.
+int expect_same_types_as_libonnx(const onnx::ModelProto& model, const std::string& label) {
+  onnx::ModelProto for_libonnx = model, for_import = model;
+  const std::vector<onnx_io::InferredType> expected = onnx_io::infer_value_types(for_libonnx);
+  Graph g = onnx_io::graph_from_model(for_import, label, "");
+  std::unordered_map<std::string, ValueRef> values;
+  for (NodeId id : g.nodes())
+    for (std::size_t k = 0; k < g.node(id).outputs.size(); ++k) {
+      const ValueRef v{id, static_cast<std::uint32_t>(k)};
+      values.emplace(g.value_name(v), v);
+    }
+  int compared = 0;
+  for (const auto& [name, proto] : expected) {
+    ValueType want;
+    if (!onnx_io::value_type_from_proto(proto, want)) continue;
+    auto it = values.find(name);
+    if (it == values.end()) continue;
+    const ValueType& got = g.node(it->second.node).outputs[it->second.port].type;
+    // What libonnx knows, the pass must know alike; where libonnx gives up (a Reshape whose
+    // shape is a Constant node's value_ints, a dim it names unk__N), the pass may know more.
+    if (want.dtype != DType::Undefined) {
+      EXPECT_EQ(got.dtype, want.dtype) << label << ": " << name;
+    }
+    if (want.shape_known) {
+      EXPECT_TRUE(got.shape_known) << label << ": " << name;
+      EXPECT_EQ(got.shape.size(), want.shape.size()) << label << ": " << name;
+      for (std::size_t i = 0; i < want.shape.size() && i < got.shape.size(); ++i) {
+        const std::string param = i < want.dim_params.size() ? want.dim_params[i] : "";
+        if (want.shape[i] >= 0) {
+          EXPECT_EQ(got.shape[i], want.shape[i]) << label << ": " << name << " dim " << i;
+        } else if (!param.empty() && !param.starts_with("unk__")) {
+          EXPECT_EQ(i < got.dim_params.size() ? got.dim_params[i] : "", param) << label << ": " << name << " dim " << i;
+        }
+      }
+    }
+    ++compared;
+  }
+  return compared;
+}
+
+}  // namespace
+
+// Import skips libonnx (and building its schema registry) only for models whose every op
+// graphfuse's symbolic pass types in full; on those it must give the types libonnx gives.
+// Checked on built pooling models (fixed and symbolic batch) and on every ONNX model in
+// the repository and ../shared/models that qualifies.
+TEST(OnnxShapes, OwnInferenceGivesLibonnxTypesWhereItSuffices) {
+  for (const std::string batch : {"2", "N"}) {
+    onnx::ModelProto m = pooling_model(batch);
+    ASSERT_TRUE(onnx_io::own_inference_suffices(m)) << batch;
+    EXPECT_EQ(expect_same_types_as_libonnx(m, "pools/" + batch), 7) << batch;
+    Graph g = onnx_io::graph_from_model(m, "pools", "");
+    EXPECT_EQ(type_of(g, "p1").shape, (std::vector<std::int64_t>{batch == "N" ? -1 : 2, 8, 5, 5}));
+  }
+  int qualifying = 0;
+  for (const fs::path& path : models_at_hand()) {
+    onnx::ModelProto m = onnx_io::read_model_proto(path.string());
+    if (!onnx_io::own_inference_suffices(m)) continue;
+    ++qualifying;
+    EXPECT_GT(expect_same_types_as_libonnx(m, path.string()), 0) << path;
+  }
+  RecordProperty("qualifying_models", qualifying);
+}
+
+// What the symbolic pass does not cover keeps libonnx's inference: another domain's op,
+// auto_pad, an untyped graph input, an input count the op does not allow, an op not listed.
+TEST(OnnxShapes, OwnInferenceIsNotUsedBeyondWhatItCovers) {
+  onnx::ModelProto m = pooling_model("N");
+  EXPECT_TRUE(onnx_io::own_inference_suffices(m));
+  onnx::ModelProto other = m;
+  other.mutable_graph()->mutable_node(0)->set_domain("com.microsoft");
+  EXPECT_FALSE(onnx_io::own_inference_suffices(other));
+  onnx::ModelProto same = m;
+  auto* a = same.mutable_graph()->mutable_node(1)->add_attribute();
+  a->set_name("auto_pad");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("SAME_UPPER");
+  EXPECT_FALSE(onnx_io::own_inference_suffices(same));
+  onnx::ModelProto untyped = m;
+  untyped.mutable_graph()->mutable_input(0)->clear_type();
+  EXPECT_FALSE(onnx_io::own_inference_suffices(untyped));
+  onnx::ModelProto two_inputs = m;  // Relu(x, x): libonnx rejects it, the pass would not see it
+  two_inputs.mutable_graph()->mutable_node(6)->set_op_type("Relu");
+  EXPECT_FALSE(onnx_io::own_inference_suffices(two_inputs));
+  onnx::ModelProto lstm = m;
+  lstm.mutable_graph()->mutable_node(2)->set_op_type("LSTM");
+  EXPECT_FALSE(onnx_io::own_inference_suffices(lstm));
 }
