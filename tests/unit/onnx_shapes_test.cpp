@@ -11,6 +11,7 @@
 #include "graphfuse/onnx.h"
 #include "io/onnx_convert.h"
 #include "io/onnx_shapes.h"
+#include "onnx_model_builder.h"
 
 using namespace graphfuse;
 namespace fs = std::filesystem;
@@ -171,58 +172,29 @@ namespace {
 // Constant node's value_ints -> Gemm: the pooling arithmetic and Constant forms the
 // symbolic pass must type as libonnx does.
 onnx::ModelProto pooling_model(const std::string& batch) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto& g = *m.mutable_graph();
-  g.set_name("pools");
-  set_type(*g.add_input(), "x", {batch, "3", "19", "19"});
-  auto weight = [&](const std::string& name, std::vector<std::int64_t> dims) {
-    auto* t = g.add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    std::int64_t n = 1;
-    for (auto d : dims) {
-      t->add_dims(d);
-      n *= d;
-    }
-    for (std::int64_t i = 0; i < n; ++i) t->add_float_data(0.01f * static_cast<float>(i % 7));
-  };
-  weight("w", {8, 3, 3, 3});
-  weight("gw", {4, 8});
-  auto ints = [](onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (auto x : v) a->add_ints(x);
-  };
-  auto one = [](onnx::NodeProto& n, const std::string& name, std::int64_t v) {
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(v);
-  };
-  auto& conv = add_node(g, "Conv", {"x", "w"}, "c");
-  ints(conv, "pads", {1, 1, 1, 1});
-  ints(conv, "strides", {2, 2});
-  auto& mp = add_node(g, "MaxPool", {"c"}, "p1");
-  ints(mp, "kernel_shape", {3, 3});
-  ints(mp, "strides", {2, 2});
-  one(mp, "ceil_mode", 1);
-  auto& ap = add_node(g, "AveragePool", {"p1"}, "p2");
-  ints(ap, "kernel_shape", {2, 2});
-  ints(ap, "pads", {1, 1, 1, 1});
-  auto& dp = add_node(g, "MaxPool", {"p2"}, "p3");
-  ints(dp, "kernel_shape", {2, 2});
-  ints(dp, "dilations", {2, 2});
-  add_node(g, "GlobalAveragePool", {"p3"}, "gap");
-  auto& shape = add_node(g, "Constant", {}, "shape");
-  ints(shape, "value_ints", {-1, 8});
-  add_node(g, "Reshape", {"gap", "shape"}, "flat");
-  auto& gemm = add_node(g, "Gemm", {"flat", "gw"}, "y");
-  one(gemm, "transB", 1);
-  set_type(*g.add_output(), "y", {batch, "4"});
-  return m;
+  testing_onnx::Model m(13);
+  m.input("x", {batch, "3", "19", "19"});
+  m.floats("w", {8, 3, 3, 3});
+  m.floats("gw", {4, 8});
+  auto& conv = m.node("Conv", {"x", "w"}, {"c"});
+  testing_onnx::attr_ints(conv, "pads", {1, 1, 1, 1});
+  testing_onnx::attr_ints(conv, "strides", {2, 2});
+  auto& mp = m.node("MaxPool", {"c"}, {"p1"});
+  testing_onnx::attr_ints(mp, "kernel_shape", {3, 3});
+  testing_onnx::attr_ints(mp, "strides", {2, 2});
+  testing_onnx::attr_int(mp, "ceil_mode", 1);
+  auto& ap = m.node("AveragePool", {"p1"}, {"p2"});
+  testing_onnx::attr_ints(ap, "kernel_shape", {2, 2});
+  testing_onnx::attr_ints(ap, "pads", {1, 1, 1, 1});
+  auto& dp = m.node("MaxPool", {"p2"}, {"p3"});
+  testing_onnx::attr_ints(dp, "kernel_shape", {2, 2});
+  testing_onnx::attr_ints(dp, "dilations", {2, 2});
+  m.node("GlobalAveragePool", {"p3"}, {"gap"});
+  testing_onnx::attr_ints(m.node("Constant", {}, {"shape"}), "value_ints", {-1, 8});
+  m.node("Reshape", {"gap", "shape"}, {"flat"});
+  testing_onnx::attr_int(m.node("Gemm", {"flat", "gw"}, {"y"}), "transB", 1);
+  m.output("y", {batch, "4"});
+  return m.m;
 }
 
 std::vector<fs::path> models_at_hand() {
