@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <unordered_map>
 
@@ -197,10 +198,21 @@ onnx::ModelProto pooling_model(const std::string& batch) {
   return m.m;
 }
 
+// The repository's ONNX files, ../shared/models, and the folders GRAPHFUSE_EXTRA_ONNX_DIRS
+// names (colon-separated: the zoo bench/zoo/export_zoo.py writes, for a run by hand).
 std::vector<fs::path> models_at_hand() {
   std::vector<fs::path> out;
   const fs::path src(GRAPHFUSE_SOURCE_DIR);
-  for (const fs::path& dir : {src / ".." / "shared" / "models", src / "tests" / "rules" / "models", src / "examples"}) {
+  std::vector<fs::path> dirs{src / ".." / "shared" / "models", src / "tests" / "rules" / "models", src / "examples"};
+  if (const char* extra = std::getenv("GRAPHFUSE_EXTRA_ONNX_DIRS")) {
+    std::string list = extra;
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t end = std::min(list.find(':', at), list.size());
+      if (end > at) dirs.emplace_back(list.substr(at, end - at));
+      at = end + 1;
+    }
+  }
+  for (const fs::path& dir : dirs) {
     if (!fs::exists(dir)) continue;
     for (const auto& e : fs::recursive_directory_iterator(dir))
       if (e.is_regular_file() && e.path().extension() == ".onnx") out.push_back(e.path());
