@@ -132,6 +132,20 @@ std::optional<std::vector<std::int64_t>> axes_of(Context& c, const Node& n, std:
   return std::vector<std::int64_t>{};
 }
 
+// A window's numbers along one axis, each within [0, 2^31] (stride, dilation, kernel >= 1)
+// so that the output-size arithmetic cannot overflow on sizes a file made up; nullopt
+// otherwise.
+struct Window {
+  std::int64_t kernel, stride, dilation, pads;
+};
+std::optional<Window> window(std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pad_begin,
+                             std::int64_t pad_end) {
+  constexpr std::int64_t kBig = std::int64_t{1} << 31;
+  auto in = [&](std::int64_t v, std::int64_t lo) { return v >= lo && v <= kBig; };
+  if (!in(k, 1) || !in(s, 1) || !in(d, 1) || !in(pad_begin, 0) || !in(pad_end, 0)) return std::nullopt;
+  return Window{k, s, d, pad_begin + pad_end};
+}
+
 // Conv output spatial sizes: computed for numbers, kept for a 1x1 stride-1 unpadded
 // window on symbols, unknown otherwise.
 Shape conv(const Node& n, const Shape& x, const Shape& w) {
@@ -146,17 +160,19 @@ Shape conv(const Node& n, const Shape& x, const Shape& w) {
   const bool explicit_pads = !ap || *ap == "NOTSET";
   for (std::size_t i = 0; i < sp; ++i) {
     Dim k = ks && ks->size() == sp ? num((*ks)[i]) : (w.known && w.dims.size() == sp + 2 ? w.dims[i + 2] : std::nullopt);
-    std::int64_t s = st && st->size() == sp ? (*st)[i] : 1;
-    std::int64_t d = dl && dl->size() == sp ? (*dl)[i] : 1;
-    std::int64_t p = pd && pd->size() == 2 * sp ? (*pd)[i] + (*pd)[i + sp] : 0;
+    const bool padded = pd && pd->size() == 2 * sp;
     const Dim& in = x.dims[i + 2];
-    if (!explicit_pads || !k || !k->is_number() || s <= 0 || !in) {
+    const auto win = k && k->is_number()
+                         ? window(k->value(), st && st->size() == sp ? (*st)[i] : 1, dl && dl->size() == sp ? (*dl)[i] : 1,
+                                  padded ? (*pd)[i] : 0, padded ? (*pd)[i + sp] : 0)
+                         : std::nullopt;
+    if (!explicit_pads || !win || !in || (in->is_number() && (in->value() < 0 || in->value() > (std::int64_t{1} << 31)))) {
       out.emplace_back(std::nullopt);
       continue;
     }
-    const std::int64_t eff = d * (k->value() - 1) + 1;
-    if (in->is_number()) out.push_back(num((in->value() + p - eff) / s + 1));
-    else if (eff == 1 && s == 1 && p == 0) out.push_back(in);
+    const std::int64_t eff = win->dilation * (win->kernel - 1) + 1;
+    if (in->is_number()) out.push_back(num((in->value() + win->pads - eff) / win->stride + 1));
+    else if (eff == 1 && win->stride == 1 && win->pads == 0) out.push_back(in);
     else out.emplace_back(std::nullopt);
   }
   return Shape::of(std::move(out));
@@ -175,17 +191,18 @@ Shape pool(const Node& n, const Shape& x) {
   const auto* ap = n.attrs.get_if<std::string>("auto_pad");
   const bool ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
   std::vector<Dim> out{x.dims[0], x.dims[1]};
+  const bool padded = pd && pd->size() == 2 * sp;
   for (std::size_t i = 0; i < sp; ++i) {
-    const std::int64_t k = (*ks)[i];
-    const std::int64_t s = st && st->size() == sp ? (*st)[i] : 1;
-    const std::int64_t d = dl && dl->size() == sp ? (*dl)[i] : 1;
-    const std::int64_t p = pd && pd->size() == 2 * sp ? (*pd)[i] + (*pd)[i + sp] : 0;
+    const auto win = window((*ks)[i], st && st->size() == sp ? (*st)[i] : 1, dl && dl->size() == sp ? (*dl)[i] : 1,
+                            padded ? (*pd)[i] : 0, padded ? (*pd)[i + sp] : 0);
     const Dim& in = x.dims[i + 2];
-    if ((ap && *ap != "NOTSET") || k <= 0 || s <= 0 || d <= 0 || !in || !in->is_number()) {
+    if ((ap && *ap != "NOTSET") || !win || !in || !in->is_number() || in->value() < 0 ||
+        in->value() > (std::int64_t{1} << 31)) {
       out.emplace_back(std::nullopt);
       continue;
     }
-    const std::int64_t span = in->value() + p - (d * (k - 1) + 1);
+    const std::int64_t s = win->stride;
+    const std::int64_t span = in->value() + win->pads - (win->dilation * (win->kernel - 1) + 1);
     if (span < 0) {
       out.emplace_back(std::nullopt);  // a window larger than the padded input: invalid
       continue;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <unordered_map>
 
 #include "graphfuse/io.h"
@@ -309,4 +310,27 @@ TEST(OnnxShapes, OwnInferenceIsNotUsedBeyondWhatItCovers) {
   onnx::ModelProto lstm = m;
   lstm.mutable_graph()->mutable_node(2)->set_op_type("LSTM");
   EXPECT_FALSE(onnx_io::own_inference_suffices(lstm));
+}
+
+// Window numbers a file made up (pads and kernels near INT64_MAX, a zero stride, negative
+// dilations) leave the dims unknown instead of overflowing; the import still succeeds.
+TEST(OnnxShapes, WindowSizesFromAFileNeverOverflow) {
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  onnx::ModelProto m = pooling_model("2");
+  auto& g = *m.mutable_graph();
+  for (int i : {0, 1, 2, 3}) g.mutable_node(i)->clear_attribute();
+  testing_onnx::attr_ints(*g.mutable_node(0), "pads", {huge, huge, huge, huge});
+  testing_onnx::attr_ints(*g.mutable_node(1), "kernel_shape", {huge, 3});
+  testing_onnx::attr_ints(*g.mutable_node(1), "strides", {0, huge});
+  testing_onnx::attr_ints(*g.mutable_node(2), "kernel_shape", {2, 2});
+  testing_onnx::attr_ints(*g.mutable_node(2), "pads", {-huge, 1, huge, 1});
+  testing_onnx::attr_ints(*g.mutable_node(3), "kernel_shape", {2, 2});
+  testing_onnx::attr_ints(*g.mutable_node(3), "dilations", {-huge, huge});
+  Graph imported = onnx_io::graph_from_model(m, "<hostile>", "");
+  for (const char* id : {"c", "p1", "p2", "p3"}) {
+    const ValueType& t = type_of(imported, id);
+    if (!t.shape_known) continue;
+    ASSERT_EQ(t.shape.size(), 4u) << id;
+    EXPECT_EQ(t.shape[2], -1) << id;
+  }
 }
