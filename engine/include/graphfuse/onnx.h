@@ -14,10 +14,11 @@ namespace graphfuse {
 /// fields graphfuse does not interpret) rides in Graph::properties() for the way back.
 /// Throws Error naming the file (and node) for anything it cannot represent.
 Graph load_onnx(const std::string& path);
-/// Builds libonnx's operator schema registry, which load_onnx's shape inference needs and
-/// libonnx builds on first use (every opset of every op: ~42 million instructions, more
-/// than reading a 50 MB model). Thread-safe: a program about to load a model can run it on
-/// another thread while it does other work (graphfuse apply loads its rules meanwhile).
+/// Builds libonnx's operator schema registry, which load_onnx's shape inference needs for
+/// models beyond the CNN ops graphfuse types itself (docs/shapes.md) and libonnx builds on
+/// first use (every opset of every op: ~42 million instructions, more than reading a 50 MB
+/// model). Thread-safe: a program about to load such a model can run it on another thread
+/// while it does other work.
 void prepare_onnx_schemas();
 /// Writes `g` as an .onnx file, atomically (temporary file beside it, then rename), with
 /// default OnnxSaveOptions: the form the model was read in, external data above 2 GB.
