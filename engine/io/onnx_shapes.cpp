@@ -88,7 +88,7 @@ bool own_pass_covers(std::string_view op, std::size_t inputs, std::size_t output
       {"Mul", {2, 2, 1}}, {"Div", {2, 2, 1}}, {"Sqrt", {1, 1, 1}}, {"Concat", {1, 255, 1}},
       {"Flatten", {1, 1, 1}}, {"Gemm", {2, 3, 1}}, {"MatMul", {2, 2, 1}}, {"Reshape", {2, 2, 1}},
       {"Transpose", {1, 1, 1}}, {"Shape", {1, 1, 1}}, {"Gather", {2, 2, 1}}, {"Unsqueeze", {1, 2, 1}},
-      {"Squeeze", {1, 2, 1}}, {"Constant", {0, 0, 1}}, {"ReduceMean", {1, 2, 1}}};
+      {"Squeeze", {1, 2, 1}}, {"Constant", {0, 0, 1}}, {"ReduceMean", {1, 2, 1}}, {"Pad", {1, 4, 1}}};
   auto it = kCovered.find(op);
   return it != kCovered.end() && inputs >= it->second.min_in && inputs <= it->second.max_in && outputs >= 1 &&
          outputs <= it->second.max_out;

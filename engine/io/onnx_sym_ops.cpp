@@ -585,6 +585,42 @@ std::vector<OutType> infer_node(Context& c, NodeId id) {
   } else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
     out[0].shape = pool(n, x);
     if (out.size() > 1) out[1] = OutType{DType::Int64, out[0].shape};  // MaxPool's Indices
+  } else if (op == "Pad") {
+    // Pads from opset 11 are an input (axes an input from 18), before that an attribute:
+    // [begin of each axis..., end of each axis...], negative ones crop.
+    std::optional<std::vector<std::int64_t>> pads;
+    if (c.opset() >= 11) {
+      if (in(1).valid()) pads = c.ints(in(1));
+    } else if (const auto* p = attr_ints(n, "pads")) {
+      pads = *p;
+    }
+    std::optional<std::vector<std::int64_t>> axes;
+    if (x.known) {
+      if (c.opset() >= 18 && in(3).valid()) {
+        axes = c.ints(in(3));
+      } else {
+        axes.emplace();
+        for (std::size_t i = 0; i < x.dims.size(); ++i) axes->push_back(static_cast<std::int64_t>(i));
+      }
+    }
+    if (x.known && pads && axes && pads->size() == 2 * axes->size()) {
+      Shape s = x;
+      bool ok = true;
+      for (std::size_t k = 0; k < axes->size() && ok; ++k) {
+        const std::int64_t a = axis_in((*axes)[k], x.dims.size());
+        const std::int64_t b = (*pads)[k], e = (*pads)[k + axes->size()];
+        constexpr std::int64_t kBig = std::int64_t{1} << 31;
+        if (a < 0 || b < -kBig || b > kBig || e < -kBig || e > kBig) {
+          ok = false;
+          break;
+        }
+        Dim& d = s.dims[static_cast<std::size_t>(a)];
+        if (b == 0 && e == 0) continue;
+        if (d && d->is_number()) d = d->value() + b + e >= 0 ? num(d->value() + b + e) : std::nullopt;
+        else d = d ? add(*d, SymDim::number(b + e)) : std::nullopt;
+      }
+      if (ok) out[0].shape = s;
+    }
   } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
     if (x.known && x.dims.size() >= 3) {
       Shape s = x;

@@ -170,9 +170,9 @@ TEST(OnnxShapes, InferenceFailureIsNotAnImportError) {
 namespace {
 
 // x [batch, 3, 19, 19] -> Conv (pads 1, stride 2) -> MaxPool (3x3, stride 2, ceil_mode) ->
-// AveragePool (2x2, pads 1) -> MaxPool (dilations 2) -> GlobalAveragePool -> Reshape by a
-// Constant node's value_ints -> Gemm: the pooling arithmetic and Constant forms the
-// symbolic pass must type as libonnx does.
+// AveragePool (2x2, pads 1) -> MaxPool (dilations 2) -> Pad (3 before, 1 after in H, -1 in
+// W) -> GlobalAveragePool -> Reshape by a Constant node's value_ints -> Gemm: the pooling,
+// padding and Constant forms the symbolic pass must type as libonnx does.
 onnx::ModelProto pooling_model(const std::string& batch) {
   testing_onnx::Model m(13);
   m.input("x", {batch, "3", "19", "19"});
@@ -191,7 +191,9 @@ onnx::ModelProto pooling_model(const std::string& batch) {
   auto& dp = m.node("MaxPool", {"p2"}, {"p3"});
   testing_onnx::attr_ints(dp, "kernel_shape", {2, 2});
   testing_onnx::attr_ints(dp, "dilations", {2, 2});
-  m.node("GlobalAveragePool", {"p3"}, {"gap"});
+  m.ints("pads", {0, 0, 1, 0, 0, 0, 2, -1});
+  m.node("Pad", {"p3", "pads"}, {"padded"});
+  m.node("GlobalAveragePool", {"padded"}, {"gap"});
   testing_onnx::attr_ints(m.node("Constant", {}, {"shape"}), "value_ints", {-1, 8});
   m.node("Reshape", {"gap", "shape"}, {"flat"});
   testing_onnx::attr_int(m.node("Gemm", {"flat", "gw"}, {"y"}), "transB", 1);
@@ -273,7 +275,7 @@ TEST(OnnxShapes, OwnInferenceGivesLibonnxTypesWhereItSuffices) {
   for (const std::string batch : {"2", "N"}) {
     onnx::ModelProto m = pooling_model(batch);
     ASSERT_TRUE(onnx_io::own_inference_suffices(m)) << batch;
-    EXPECT_EQ(expect_same_types_as_libonnx(m, "pools/" + batch), 7) << batch;
+    EXPECT_EQ(expect_same_types_as_libonnx(m, "pools/" + batch), 8) << batch;
     Graph g = onnx_io::graph_from_model(m, "pools", "");
     EXPECT_EQ(type_of(g, "p1").shape, (std::vector<std::int64_t>{batch == "N" ? -1 : 2, 8, 5, 5}));
   }
@@ -305,7 +307,7 @@ TEST(OnnxShapes, OwnInferenceIsNotUsedBeyondWhatItCovers) {
   untyped.mutable_graph()->mutable_input(0)->clear_type();
   EXPECT_FALSE(onnx_io::own_inference_suffices(untyped));
   onnx::ModelProto two_inputs = m;  // Relu(x, x): libonnx rejects it, the pass would not see it
-  two_inputs.mutable_graph()->mutable_node(6)->set_op_type("Relu");
+  two_inputs.mutable_graph()->mutable_node(7)->set_op_type("Relu");
   EXPECT_FALSE(onnx_io::own_inference_suffices(two_inputs));
   onnx::ModelProto lstm = m;
   lstm.mutable_graph()->mutable_node(2)->set_op_type("LSTM");
