@@ -48,7 +48,7 @@ int run_apply(ApplyOptions o) {
   // The rules load on a second thread while this one loads the graph: the two are
   // independent, and either can be the longer (a rule library read back from the cache
   // against a model whose import builds libonnx's schema registry; docs/big-models.md,
-  // "Load and save time").
+  // "Ordinary models: load, rewrite, save beside ONNX Runtime").
   progress.phase("loading the rules and the graph");
   double rules_ms = 0;
   std::future<RuleSet> rules_loading = std::async(std::launch::async, [&o, &rules_ms, t0] {
