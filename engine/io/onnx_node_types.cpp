@@ -119,10 +119,11 @@ class OnnxTypeInference final : public TypeInference {
     // The ops the symbolic pass types as libonnx does (own_inference_suffices) are typed
     // without libonnx: a model imported by that pass has no schema registry built, and
     // building it would cost a small model's rewrite more than the rewrite itself.
-    if (domain.empty() && own_pass_covers(n.op.local_name(), n.inputs.size(), n.outputs.size()) &&
-        sym::types_completely(g, id)) {
-      for (std::uint32_t k : sym::infer_created(g, id, {})) record_inferred(g, g.value_name(ValueRef{id, k}));
-      return;
+    if (domain.empty() && own_pass_covers(n.op.local_name(), n.inputs.size(), n.outputs.size())) {
+      if (auto typed = sym::infer_created_completely(g, id)) {
+        for (std::uint32_t k : *typed) record_inferred(g, g.value_name(ValueRef{id, k}));
+        return;
+      }
     }
     std::vector<std::uint32_t> fresh;
     // A node libonnx has a schema for but cannot type is invalid (or its inputs are not

@@ -224,36 +224,46 @@ std::size_t infer_graph(Graph& g) {
   return changed;
 }
 
-std::vector<std::uint32_t> infer_created(Graph& g, NodeId id, const std::vector<std::uint32_t>& fresh) {
-  std::vector<std::uint32_t> out;
-  if (opset_version(g, "") < 0) return out;
+namespace {
+// Merges `outs` into n's outputs that are untyped or `fresh`; the ports it changed.
+std::vector<std::uint32_t> merge_created(Graph& g, NodeId id, const std::vector<OutType>& outs,
+                                         const std::vector<std::uint32_t>& fresh) {
+  std::vector<std::uint32_t> changed;
   const Node& n = g.node(id);
-  std::vector<bool> open(n.outputs.size(), false);
+  for (std::size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) {
+    const ValueType& t = n.outputs[k].type;
+    const bool is_fresh = std::find(fresh.begin(), fresh.end(), static_cast<std::uint32_t>(k)) != fresh.end();
+    if (fully_known(t) || !(untyped(t) || is_fresh)) continue;
+    if (merge(g.output_infos(id)[k].type, outs[k])) changed.push_back(static_cast<std::uint32_t>(k));
+  }
+  return changed;
+}
+}  // namespace
+
+std::vector<std::uint32_t> infer_created(Graph& g, NodeId id, const std::vector<std::uint32_t>& fresh) {
+  if (opset_version(g, "") < 0) return {};
+  const Node& n = g.node(id);
   bool any = false;
   for (std::size_t k = 0; k < n.outputs.size(); ++k) {
     const ValueType& t = n.outputs[k].type;
-    bool is_fresh = std::find(fresh.begin(), fresh.end(), static_cast<std::uint32_t>(k)) != fresh.end();
-    open[k] = !fully_known(t) && (untyped(t) || is_fresh);
-    any = any || open[k];
+    const bool is_fresh = std::find(fresh.begin(), fresh.end(), static_cast<std::uint32_t>(k)) != fresh.end();
+    any = any || (!fully_known(t) && (untyped(t) || is_fresh));
   }
-  if (!any) return out;
+  if (!any) return {};
   Context c(g);
-  std::vector<OutType> outs = infer_node(c, id);
-  for (std::size_t k = 0; k < outs.size() && k < open.size(); ++k)
-    if (open[k] && merge(g.output_infos(id)[k].type, outs[k])) out.push_back(static_cast<std::uint32_t>(k));
-  return out;
+  return merge_created(g, id, infer_node(c, id), fresh);
 }
 
-bool types_completely(const Graph& g, NodeId id) {
+std::optional<std::vector<std::uint32_t>> infer_created_completely(Graph& g, NodeId id) {
   Context c(g);
   const std::vector<OutType> outs = infer_node(c, id);
-  if (outs.empty()) return false;
+  if (outs.empty()) return std::nullopt;
   for (const OutType& o : outs) {
-    if (o.dtype == DType::Undefined || !o.shape.known) return false;
+    if (o.dtype == DType::Undefined || !o.shape.known) return std::nullopt;
     for (const Dim& d : o.shape.dims)
-      if (!d) return false;
+      if (!d) return std::nullopt;
   }
-  return true;
+  return merge_created(g, id, outs, {});
 }
 
 }  // namespace graphfuse::onnx_io::sym

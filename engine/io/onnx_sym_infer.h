@@ -88,8 +88,10 @@ std::size_t infer_graph(Graph& g);
 /// caller just typed). Returns the ports it changed.
 std::vector<std::uint32_t> infer_created(Graph& g, NodeId n, const std::vector<std::uint32_t>& fresh);
 
-/// True when infer_node gives every output of n an element type and a shape with every
-/// dim known (a number or a symbol): the pass alone types n completely.
-bool types_completely(const Graph& g, NodeId n);
+/// infer_created for a node the pass alone must type: when infer_node gives every output
+/// of n an element type and a shape with every dim known (a number or a symbol), merges
+/// them as infer_created(g, n, {}) would and returns the ports it changed; otherwise
+/// changes nothing and returns nullopt.
+std::optional<std::vector<std::uint32_t>> infer_created_completely(Graph& g, NodeId n);
 
 }  // namespace graphfuse::onnx_io::sym

@@ -15,6 +15,9 @@ namespace {
 
 // Bounds at or past this are "to the end" (exporters write INT64_MAX or INT32_MAX).
 constexpr std::int64_t kToEnd = std::int64_t{1} << 30;
+// Sizes, pads, strides and dilations a file may give beyond this leave a dim unknown: within
+// it, output-size arithmetic cannot overflow.
+constexpr std::int64_t kMaxWindowNumber = std::int64_t{1} << 31;
 
 std::int64_t attr_int(const Node& n, const char* name, std::int64_t dflt) {
   const auto* v = n.attrs.get_if<std::int64_t>(name);
@@ -140,8 +143,7 @@ struct Window {
 };
 std::optional<Window> window(std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pad_begin,
                              std::int64_t pad_end) {
-  constexpr std::int64_t kBig = std::int64_t{1} << 31;
-  auto in = [&](std::int64_t v, std::int64_t lo) { return v >= lo && v <= kBig; };
+  auto in = [&](std::int64_t v, std::int64_t lo) { return v >= lo && v <= kMaxWindowNumber; };
   if (!in(k, 1) || !in(s, 1) || !in(d, 1) || !in(pad_begin, 0) || !in(pad_end, 0)) return std::nullopt;
   return Window{k, s, d, pad_begin + pad_end};
 }
@@ -166,7 +168,7 @@ Shape conv(const Node& n, const Shape& x, const Shape& w) {
                          ? window(k->value(), st && st->size() == sp ? (*st)[i] : 1, dl && dl->size() == sp ? (*dl)[i] : 1,
                                   padded ? (*pd)[i] : 0, padded ? (*pd)[i + sp] : 0)
                          : std::nullopt;
-    if (!explicit_pads || !win || !in || (in->is_number() && (in->value() < 0 || in->value() > (std::int64_t{1} << 31)))) {
+    if (!explicit_pads || !win || !in || (in->is_number() && (in->value() < 0 || in->value() > kMaxWindowNumber))) {
       out.emplace_back(std::nullopt);
       continue;
     }
@@ -197,7 +199,7 @@ Shape pool(const Node& n, const Shape& x) {
                             padded ? (*pd)[i] : 0, padded ? (*pd)[i + sp] : 0);
     const Dim& in = x.dims[i + 2];
     if ((ap && *ap != "NOTSET") || !win || !in || !in->is_number() || in->value() < 0 ||
-        in->value() > (std::int64_t{1} << 31)) {
+        in->value() > kMaxWindowNumber) {
       out.emplace_back(std::nullopt);
       continue;
     }
@@ -609,8 +611,8 @@ std::vector<OutType> infer_node(Context& c, NodeId id) {
       for (std::size_t k = 0; k < axes->size() && ok; ++k) {
         const std::int64_t a = axis_in((*axes)[k], x.dims.size());
         const std::int64_t b = (*pads)[k], e = (*pads)[k + axes->size()];
-        constexpr std::int64_t kBig = std::int64_t{1} << 31;
-        if (a < 0 || b < -kBig || b > kBig || e < -kBig || e > kBig) {
+        if (a < 0 || b < -kMaxWindowNumber || b > kMaxWindowNumber || e < -kMaxWindowNumber ||
+            e > kMaxWindowNumber) {
           ok = false;
           break;
         }
