@@ -110,6 +110,31 @@ TEST(FastVsReference, MatMulAndGemm) {
     }
 }
 
+// Weights fed by a constant take the cached path: copied once into the layout oneDNN
+// prefers, rows a multiple of 1 KiB apart padded by a cache line. Widths 256 and 768 get
+// padding, 200 does not; MatMul, and Gemm with B transposed (its rows are then K long).
+TEST(FastVsReference, MatMulWithConstantWeights) {
+  const gk::KernelFn* matmul = gk::registry(gk::KernelSet::Fast).find("MatMul");
+  const gk::KernelFn* gemm = gk::registry(gk::KernelSet::Fast).find("Gemm");
+  ASSERT_TRUE(matmul && gemm);
+  for (std::int64_t width : {256, 768, 200}) {
+    const Tensor a = rnd({2, 9, 512}, 31), b = rnd({512, width}, 32), bt = rnd({width, 512}, 33);
+    const Attributes none, trans_b = attrs({{"transB", std::int64_t{1}}});
+    const Tensor a2 = rnd({9, 512}, 34), c = rnd({width}, 35);
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the second run reads the cached copy
+      gk::KernelCall mm("mm", "MatMul", none);
+      mm.inputs = {&a, &b};
+      mm.input_is_const = {false, true};
+      expect_close((*matmul)(mm).at(0), ref("MatMul", {a, b})[0], 1e-4, 1e-5, "MatMul " + std::to_string(width));
+      gk::KernelCall gm("gemm", "Gemm", trans_b);
+      gm.inputs = {&a2, &bt, &c};
+      gm.input_is_const = {false, true, true};
+      expect_close((*gemm)(gm).at(0), ref("Gemm", {a2, bt, c}, trans_b)[0], 1e-4, 1e-5,
+                   "Gemm transB " + std::to_string(width));
+    }
+  }
+}
+
 TEST(FastVsReference, Pooling) {
   const Tensor x = rnd({2, 5, 13, 11}, 3);
   for (std::int64_t ceil : {0, 1})
