@@ -1,4 +1,6 @@
 // Fast kernels against the reference kernels on seeded random shapes (rel err <= 1e-4).
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "graphfuse/kernels/conv.h"
@@ -147,6 +149,55 @@ TEST(FastVsReference, Pooling) {
   same("MaxPool", {x}, attrs({{"kernel_shape", Shape{2, 2}}, {"dilations", Shape{2, 2}}}));
   same("GlobalAveragePool", {x});
   same("GlobalMaxPool", {x});
+}
+
+// MaxPool on channels-last activations (the executor's layout after a convolution) has a
+// loop of its own: bit-identical to the reference on NCHW, whatever the window, stride,
+// dilation, padding or ceil_mode, with channel counts that leave a vector tail, NaNs in
+// the input and windows that lie wholly in the padding.
+Tensor nhwc(const Tensor& t) {
+  const std::int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
+  std::vector<float> v(static_cast<std::size_t>(t.num_elements()));
+  const float* src = t.as<float>();
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t k = 0; k < c; ++k)
+      for (std::int64_t i = 0; i < h * w; ++i) v[static_cast<std::size_t>((b * h * w + i) * c + k)] = src[(b * c + k) * h * w + i];
+  return T(t.shape, v);
+}
+
+TEST(FastVsReference, MaxPoolChannelsLastIsExact) {
+  const gk::KernelFn* maxpool = gk::registry(gk::KernelSet::Fast).find("MaxPool");
+  ASSERT_TRUE(maxpool);
+  struct Case {
+    Shape x, kernel, strides, pads, dilations;
+    std::int64_t ceil;
+  };
+  const Case cases[] = {
+      {{1, 64, 17, 15}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {{2, 19, 11, 13}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
+      {{1, 5, 9, 9}, {2, 3}, {1, 2}, {0, 1, 1, 0}, {2, 1}, 0},
+      {{1, 40, 6, 6}, {2, 2}, {3, 3}, {2, 2, 2, 2}, {1, 1}, 1},  // corner windows all padding
+  };
+  for (const Case& k : cases) {
+    Tensor x = rnd(k.x, 7);
+    float* xv = reinterpret_cast<float*>(x.mutable_bytes());
+    xv[3] = std::numeric_limits<float>::quiet_NaN();
+    xv[x.num_elements() / 2] = std::numeric_limits<float>::quiet_NaN();
+    const Attributes a = attrs({{"kernel_shape", k.kernel}, {"strides", k.strides}, {"pads", k.pads},
+                                {"dilations", k.dilations}, {"ceil_mode", k.ceil}});
+    const Tensor want = ref("MaxPool", {x}, a)[0];
+    const Tensor x_nhwc = nhwc(x);
+    gk::KernelCall call("mp", "MaxPool", a);
+    call.inputs = {&x_nhwc};
+    call.layouts = {gk::Layout::ChannelsLast};
+    call.prefer_channels_last = true;
+    const Tensor got = (*maxpool)(call).at(0);
+    ASSERT_EQ(call.out_layout, gk::Layout::ChannelsLast);
+    const Tensor want_nhwc = nhwc(want);
+    ASSERT_EQ(got.bytes().size(), want_nhwc.bytes().size());
+    EXPECT_EQ(std::memcmp(got.bytes().data(), want_nhwc.bytes().data(), got.bytes().size()), 0)
+        << "window " << k.kernel[0] << "x" << k.kernel[1] << " on " << k.x[1] << " channels";
+  }
 }
 
 TEST(FastVsReference, ElementwiseAndNorms) {
