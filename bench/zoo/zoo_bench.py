@@ -2,7 +2,7 @@
 """The model zoo against ONNX Runtime: graphfuse's executor after rules/onnx vs onnxruntime-node.
 
     /usr/bin/python3 bench/zoo/zoo_bench.py [--graphfuse build/graphfuse] [--models a,b,...]
-        [--threads 1,2] [--isa native,AVX2] [--repeat 3] [--runs 20] [--zoo DIR] [--shared DIR]
+        [--threads 1,2] [--isa native,AVX2] [--repeat 3] [--runs 20] [--clock wall|cpu] [--zoo DIR] [--shared DIR]
         [--work DIR] [--targets] [--profile]
 
 Per model, the rules are applied once (`graphfuse apply --rules rules/onnx`); then, per oneDNN
@@ -73,7 +73,8 @@ class GfTimer:
         self.profile = ""
 
     def __call__(self, path, threads):
-        out = run([self.a.graphfuse, "run", path, "--bench", str(self.a.runs), "--threads", str(threads)], self.env)
+        out = run([self.a.graphfuse, "run", path, "--bench", str(self.a.runs), "--threads", str(threads),
+                   "--clock", self.a.clock], self.env)
         m = re.search(r"oneDNN ISA: (\S+)", out)
         if m:
             self.isa_name = m.group(1)
@@ -85,7 +86,8 @@ class GfTimer:
 
 
 def ort_time(a, path, threads):
-    out = run(["node", os.path.join(HERE, "ort_time.js"), path, "--runs", str(a.runs), "--threads", str(threads)])
+    out = run(["node", os.path.join(HERE, "ort_time.js"), path, "--runs", str(a.runs), "--threads", str(threads),
+               "--clock", a.clock])
     return float(re.search(r"median_ms=([0-9.]+)", out).group(1))
 
 
@@ -150,6 +152,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--isa", default="native,AVX2", help="native and/or ONEDNN_MAX_CPU_ISA values")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="what a run is timed by on both sides: wall, or cpu (the process's CPU time; for 1 thread on a shared machine)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--zoo", default="/work/gen/zoo")
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "models"))
