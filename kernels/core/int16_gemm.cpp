@@ -2,10 +2,9 @@
 // four columns is loaded once for 16 pairwise multiply-adds, and B (the weights, often
 // megabytes) is streamed once per four rows of A instead of once per row.
 #include "core/int16_gemm.h"
+#include "fast/parallelism.h"
 
 #include <immintrin.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 namespace graphfuse::kernels {
 
@@ -116,8 +115,8 @@ void int16_gemm_nt(const std::int16_t* a, const std::int16_t* bt, std::int64_t m
                    std::int32_t* acc) {
   static const Tile tile = pick();
   const std::int64_t row_tiles = (m + kTile - 1) / kTile;
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, row_tiles), [&](const tbb::blocked_range<std::int64_t>& r) {
-    for (std::int64_t t = r.begin(); t < r.end(); ++t) {
+  fast::team_for(row_tiles, 1, [&](std::int64_t r_begin, std::int64_t r_end) {
+    for (std::int64_t t = r_begin; t < r_end; ++t) {
       const std::int64_t i = t * kTile;
       const int ri = static_cast<int>(m - i < kTile ? m - i : kTile);
       for (std::int64_t j = 0; j < n; j += kTile) {

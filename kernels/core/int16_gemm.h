@@ -14,7 +14,7 @@ inline constexpr std::int64_t kMaxInt16GemmDepth = 33025;
 
 /// acc[i * n + j] = sum_k a[i * k + kk] * bt[j * k + kk] for i < m, j < n: A is m x k and B
 /// is given transposed (n x k), both row-major. Requires |values| <= 255 and k <=
-/// kMaxInt16GemmDepth. Four rows of A at a time in parallel (TBB); AVX-512BW, AVX2 or SSE2
+/// kMaxInt16GemmDepth. Four rows of A at a time in parallel (fast::team_for); AVX-512BW, AVX2 or SSE2
 /// by the CPU.
 void int16_gemm_nt(const std::int16_t* a, const std::int16_t* bt, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int32_t* acc);

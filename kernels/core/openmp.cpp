@@ -16,4 +16,19 @@ GetMaxThreadsFn get_max_threads() {
   return f;
 }
 
+bool run_team(unsigned threads, void (*fn)(void*), void* data) {
+  // libgomp's entry point for a parallel region (what GCC emits for `omp parallel`).
+  using ParallelFn = void (*)(void (*)(void*), void*, unsigned, unsigned);
+  static const auto parallel = reinterpret_cast<ParallelFn>(dlsym(RTLD_DEFAULT, "GOMP_parallel"));
+  if (!parallel) return false;
+  parallel(fn, data, threads, 0);
+  return true;
+}
+
+int thread_num() {
+  using ThreadNumFn = int (*)();
+  static const auto f = reinterpret_cast<ThreadNumFn>(dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+  return f ? f() : 0;
+}
+
 }  // namespace graphfuse::kernels::openmp

@@ -1,6 +1,4 @@
-// Fast elementwise kernels: TBB-parallel activations, bias add, broadcasting arithmetic.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
+// Fast elementwise kernels: activations parallel on the OpenMP team (fast::team_for), bias add, broadcasting arithmetic.
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include "core/conv_ops.h"
 #include "fast/broadcast_rows.h"
 #include "fast/buffers.h"
+#include "fast/parallelism.h"
 #include "fast/vmath.h"
 
 namespace graphfuse::kernels {
@@ -25,8 +24,7 @@ void parallel_ranges(std::int64_t n, F f) {
     f(std::int64_t{0}, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kGrain),
-                    [&](const tbb::blocked_range<std::int64_t>& r) { f(r.begin(), r.end()); });
+  team_for(n, kGrain, f);
 }
 
 // One loop per activation kind, so the compiler sees a branch-free body to vectorize.
@@ -36,7 +34,7 @@ void map(const float* x, float* y, std::int64_t n, F f) {
     for (std::int64_t i = b; i < e; ++i) y[i] = f(x[i]);
   });
 }
-// A vectorized transcendental function, in chunks on TBB's threads; every element's value is
+// A vectorized transcendental function, in chunks on the OpenMP team; every element's value is
 // independent of the chunking (vmath::apply's contract), so any thread count gives the same bytes.
 void transcendental(vmath::Fn f, const float* x, float* y, std::int64_t n, float alpha = 1.0f) {
   parallel_ranges(n, [&](std::int64_t b, std::int64_t e) { vmath::apply(f, x + b, y + b, e - b, alpha); });
@@ -67,18 +65,16 @@ void bias_add(const float* x, const float* b, float* y, std::int64_t outer, std:
   if (inner == 1) {
     // Channel-last: rows of c, the bias vector stays in L1.
     const std::int64_t rows = outer, grain = std::max<std::int64_t>(1, kGrain / std::max<std::int64_t>(c, 1));
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, grain),
-                      [&](const tbb::blocked_range<std::int64_t>& r) {
-                        for (std::int64_t i = r.begin(); i < r.end(); ++i)
-                          for (std::int64_t k = 0; k < c; ++k) y[i * c + k] = x[i * c + k] + b[k];
-                      });
+    team_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i)
+        for (std::int64_t k = 0; k < c; ++k) y[i * c + k] = x[i * c + k] + b[k];
+    });
     return;
   }
   const std::int64_t planes = outer * c;
   const std::int64_t grain = std::max<std::int64_t>(1, kGrain / inner);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, planes, grain),
-                    [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t pl = r.begin(); pl < r.end(); ++pl) {
+  team_for(planes, grain, [&](std::int64_t begin, std::int64_t end) {
+                      for (std::int64_t pl = begin; pl < end; ++pl) {
                         const float bv = b[pl % c];
                         for (std::int64_t i = 0; i < inner; ++i) y[pl * inner + i] = x[pl * inner + i] + bv;
                       }
@@ -196,8 +192,8 @@ std::vector<Tensor> biased(fast::vmath::Fn f, const KernelFn& fallback, const Ke
   const float* bp = f32(b, "bias");
   float* yp = mut<float>(y);
   const std::int64_t grain = std::max<std::int64_t>(1, fast::kGrain / std::max<std::int64_t>(cols, 1));
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, grain), [&](const tbb::blocked_range<std::int64_t>& r) {
-    for (std::int64_t i = r.begin(); i < r.end(); ++i) {
+  fast::team_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
       float* row = yp + i * cols;
       for (std::int64_t k = 0; k < cols; ++k) row[k] = ap[i * cols + k] + bp[k];
       fast::vmath::apply(f, row, row, cols);

@@ -2,14 +2,13 @@
 // convolution outputs along channels, and torch exports every AveragePool of a transition
 // with an all-zero Pad in front. Without these, each of them sent its inputs back to NCHW
 // and the next convolution forward to NHWC again.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <cstring>
 
 #include "core/util.h"
 #include "fast/buffers.h"
 #include "fast/layout.h"
+#include "fast/parallelism.h"
 
 namespace graphfuse::kernels {
 
@@ -52,8 +51,8 @@ std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
   float* yp = mut<float>(y);
   const std::int64_t pixels = out[0] * out[2] * out[3];
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 14) / std::max<std::int64_t>(total, 1));
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, pixels, grain), [&](const tbb::blocked_range<std::int64_t>& r) {
-    for (std::int64_t p = r.begin(); p < r.end(); ++p) {
+  fast::team_for(pixels, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t p = begin; p < end; ++p) {
       float* dst = yp + p * total;
       for (std::size_t k = 0; k < src.size(); ++k) {
         std::memcpy(dst, src[k] + p * channels[k], static_cast<std::size_t>(channels[k]) * sizeof(float));

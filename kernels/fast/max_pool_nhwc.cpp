@@ -6,9 +6,6 @@
 // every one a contiguous run of C floats: whole vectors, no gathers, no layout change.
 #include "fast/max_pool_nhwc.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -82,9 +79,9 @@ GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t 
 
 #undef GF_INLINE
 
-// One entry per instruction set. TBB's loop body must call these rather than hold the
-// vector code itself: a lambda is compiled for the baseline ISA, where the wide vector
-// type would be emulated.
+// One entry per instruction set. The parallel loop's body must call these rather than
+// hold the vector code itself: a lambda is compiled for the baseline ISA, where the wide
+// vector type would be emulated.
 __attribute__((target("avx512f"))) void rows_avx512(const PoolParams& p, const float* x, float* y, std::int64_t b,
                                                      std::int64_t e) {
   rows<Lanes<16>::F>(p, x, y, b, e);
@@ -105,9 +102,7 @@ void max_pool_nhwc(const PoolParams& p, const float* x, float* y) {
   const std::int64_t total_rows = p.n * p.out_h;
   const std::int64_t per_row = std::max<std::int64_t>(1, p.out_w * p.c * p.kh * p.kw);
   const std::int64_t grain = std::max<std::int64_t>(1, serial_elements() / per_row);
-  if (total_rows <= grain) return rows_of(p, x, y, 0, total_rows);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, total_rows, grain),
-                    [&](const tbb::blocked_range<std::int64_t>& r) { rows_of(p, x, y, r.begin(), r.end()); });
+  team_for(total_rows, grain, [&](std::int64_t begin, std::int64_t end) { rows_of(p, x, y, begin, end); });
 }
 
 }  // namespace graphfuse::kernels::fast

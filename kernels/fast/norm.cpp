@@ -1,7 +1,5 @@
 // Fast row-wise normalizations (Softmax, LayerNormalization, SkipLayerNormalization,
-// BatchNormalization): TBB over rows, float math.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
+// BatchNormalization): the OpenMP team over rows (team_for), float math.
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include "fast/buffers.h"
 #include "graphfuse/kernels/conv.h"
 #include "fast/layout.h"
+#include "fast/parallelism.h"
 #include "fast/vmath.h"
 
 namespace graphfuse::kernels {
@@ -19,10 +18,9 @@ namespace {
 template <class F>
 void rows_parallel(std::int64_t rows, std::int64_t cols, F f) {
   const std::int64_t grain = std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(cols, 1));
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, grain),
-                    [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t i = r.begin(); i < r.end(); ++i) f(i);
-                    });
+  fast::team_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) f(i);
+  });
 }
 
 // One row: y = (x - mean) / sqrt(var + eps) * gamma + beta. Two passes in float; the

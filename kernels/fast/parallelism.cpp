@@ -4,6 +4,7 @@
 // waited for a team thread that had burnt its time slice spinning and was descheduled.
 #include "fast/parallelism.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -32,6 +33,14 @@ std::int64_t serial_flops() {
 }
 
 std::int64_t serial_elements() { return serial_flops() / 32; }
+
+namespace detail {
+int team_threads() {
+  return openmp::get_max_threads() ? std::max(1, openmp::get_max_threads()()) : 1;
+}
+bool run_team(unsigned threads, void (*fn)(void*), void* data) { return openmp::run_team(threads, fn, data); }
+int thread_num() { return openmp::thread_num(); }
+}  // namespace detail
 
 SerialIf::SerialIf(bool small) {
   if (!small || !openmp::set_num_threads() || !openmp::get_max_threads()) return;

@@ -11,9 +11,6 @@
 // the same for any thread count, instruction set and path, and both sets give the same
 // integers.
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +22,7 @@
 #include "core/util.h"
 #include "fast/int8_conv.h"
 #include "fast/layout.h"
+#include "fast/parallelism.h"
 #include "fast/quant_loops.h"
 #include "graphfuse/kernels/conv.h"
 #include "reference/quant_common.h"
@@ -131,8 +129,8 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
             }
           }
         int16_gemm_nt(w16.data() + g * cout_g * K, col16.data(), cout_g, P, K, acc16.data());
-        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, cout_g), [&](const tbb::blocked_range<std::int64_t>& range) {
-          for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
+        fast::team_for(cout_g, 1, [&](std::int64_t range_begin, std::int64_t range_end) {
+          for (std::int64_t mg = range_begin; mg < range_end; ++mg) {
             const std::int64_t m = g * cout_g + mg;
             const std::int32_t bias_m = bias ? bias[m] : 0;
             const float s = scale[static_cast<std::size_t>(m)];
@@ -164,9 +162,9 @@ std::vector<Tensor> qlinear_conv(const KernelCall& c) {
               }
             }
           }
-      tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, cout_g, 4), [&](const tbb::blocked_range<std::int64_t>& range) {
+      fast::team_for(cout_g, 4, [&](std::int64_t range_begin, std::int64_t range_end) {
         std::vector<std::int32_t> acc(static_cast<std::size_t>(P));
-        for (std::int64_t mg = range.begin(); mg < range.end(); ++mg) {
+        for (std::int64_t mg = range_begin; mg < range_end; ++mg) {
           const std::int64_t m = g * cout_g + mg;
           std::fill(acc.begin(), acc.end(), bias ? bias[m] : 0);
           const std::int32_t* wm = wc.data() + m * K;

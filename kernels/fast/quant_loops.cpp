@@ -2,9 +2,8 @@
 // -fno-trapping-math (CMakeLists.txt): without it GCC keeps the float clamps as branches
 // and the loops scalar.
 #include "fast/quant_loops.h"
+#include "fast/parallelism.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -81,9 +80,9 @@ void requantize(const std::int32_t* sums, const std::int32_t* bias, const float*
   const float fz = static_cast<float>(zp), flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   const BiasOrZeros bias_or_zeros(bias, channels);
   bias = bias_or_zeros.get();
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, batch * blocks), [&](const tbb::blocked_range<std::int64_t>& r) {
+  fast::team_for(batch * blocks, 1, [&](std::int64_t r_begin, std::int64_t r_end) {
     std::vector<Out> tile(static_cast<std::size_t>(kBlock * channels));
-    for (std::int64_t t = r.begin(); t < r.end(); ++t) {
+    for (std::int64_t t = r_begin; t < r_end; ++t) {
       const std::int64_t n = t / blocks, p0 = t % blocks * kBlock, p1 = std::min(positions, p0 + kBlock);
       for (std::int64_t pos = p0; pos < p1; ++pos)
         requantize_channels(sums + (n * positions + pos) * channels, bias, scale, fz, flo, fhi, channels,
@@ -160,9 +159,8 @@ template <class Row>
 void for_rows(const std::int32_t* bias, std::int64_t rows, std::int64_t channels, Row row) {
   const BiasOrZeros bias_or_zeros(bias, channels);
   bias = bias_or_zeros.get();
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
-                    [&](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t i = r.begin(); i < r.end(); ++i) row(i, bias);
+  fast::team_for(rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1)), [&](std::int64_t r_begin, std::int64_t r_end) {
+                      for (std::int64_t i = r_begin; i < r_end; ++i) row(i, bias);
                     });
 }
 
@@ -226,18 +224,17 @@ void qlinear_binary(const QLinearBinaryParams& q, const T* a, const T* b, std::i
   const bool mul = q.mul;
   constexpr std::int64_t kGrain = 16384;
   if (inner == 1) {
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
+    fast::team_for(n, kGrain, [=](std::int64_t r_begin, std::int64_t r_end) {
       if (mul)
-        binary_range<true>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
+        binary_range<true>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r_begin, r_end, y);
       else
-        binary_range<false>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r.begin(), r.end(), y);
+        binary_range<false>(a, as, faz, b, bs, fbz, ys, fyz, lo, hi, r_begin, r_end, y);
     });
     return;
   }
   const std::int64_t rows = n / inner;
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, kGrain / inner)),
-                    [=](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t row = r.begin(); row < r.end(); ++row) {
+  fast::team_for(rows, std::max<std::int64_t>(1, kGrain / inner), [=](std::int64_t r_begin, std::int64_t r_end) {
+                      for (std::int64_t row = r_begin; row < r_end; ++row) {
                         const float fb = (static_cast<float>(b[row]) - fbz) * bs;
                         if (mul)
                           binary_range_scalar<true>(a, as, faz, fb, ys, fyz, lo, hi, row * inner, (row + 1) * inner, y);
@@ -255,9 +252,8 @@ void qlinear_binary_per_channel(const QLinearBinaryParams& q, const T* a, const 
   const float as = q.as, bs = q.bs, ys = q.ys;
   const bool mul = q.mul;
   const std::int64_t rows = batch * positions;
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1))),
-                    [=](const tbb::blocked_range<std::int64_t>& r) {
-                      for (std::int64_t row = r.begin(); row < r.end(); ++row) {
+  fast::team_for(rows, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(channels, 1)), [=](std::int64_t r_begin, std::int64_t r_end) {
+                      for (std::int64_t row = r_begin; row < r_end; ++row) {
                         // Row `row` of a against b's row of its batch, both offset so that
                         // element i of the range is channel i.
                         const T* ar = a + row * channels;
@@ -308,16 +304,16 @@ template <class T>
 void quantize_floats(const float* x, float scale, std::int32_t zero_point, std::int64_t n, T* y) {
   const float lo = type_lo<T>, hi = type_hi<T>;
   const float zp = static_cast<float>(zero_point);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kElementGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
-    quantize_range(x, scale, zp, lo, hi, r.begin(), r.end(), y);
+  fast::team_for(n, kElementGrain, [=](std::int64_t r_begin, std::int64_t r_end) {
+    quantize_range(x, scale, zp, lo, hi, r_begin, r_end, y);
   });
 }
 
 template <class T>
 void dequantize_bytes(const T* x, float scale, std::int32_t zero_point, std::int64_t n, float* y) {
   const float zp = static_cast<float>(zero_point);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, kElementGrain), [=](const tbb::blocked_range<std::int64_t>& r) {
-    dequantize_range(x, scale, zp, r.begin(), r.end(), y);
+  fast::team_for(n, kElementGrain, [=](std::int64_t r_begin, std::int64_t r_end) {
+    dequantize_range(x, scale, zp, r_begin, r_end, y);
   });
 }
 

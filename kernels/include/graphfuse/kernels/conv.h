@@ -91,7 +91,7 @@ namespace fast {
 /// valid for as long as that owner lives at the same address.
 void conv2d(const ConvParams& p, const float* x, const float* w, const float* b, const float* z,
             float* y, std::shared_ptr<const void> weights_owner = nullptr);
-/// TBB-parallel versions of the reference epilogue pieces.
+/// Parallel versions of the reference epilogue pieces.
 void bias_add(const float* x, const float* b, float* y, std::int64_t outer, std::int64_t c,
               std::int64_t inner);
 void activation(const ActivationSpec& act, const float* x, float* y, std::int64_t n);

@@ -14,7 +14,7 @@
 
 namespace graphfuse::kernels {
 
-/// Which implementation of each op runs: the plain reference loops, or oneDNN/TBB.
+/// Which implementation of each op runs: the plain reference loops, or oneDNN and our vectorized loops.
 enum class KernelSet { Reference, Fast };
 
 /// "reference" / "fast".
