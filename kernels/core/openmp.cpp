@@ -25,6 +25,12 @@ bool run_team(unsigned threads, void (*fn)(void*), void* data) {
   return true;
 }
 
+int team_size() {
+  using NumThreadsFn = int (*)();
+  static const auto f = reinterpret_cast<NumThreadsFn>(dlsym(RTLD_DEFAULT, "omp_get_num_threads"));
+  return f ? f() : 1;
+}
+
 int thread_num() {
   using ThreadNumFn = int (*)();
   static const auto f = reinterpret_cast<ThreadNumFn>(dlsym(RTLD_DEFAULT, "omp_get_thread_num"));

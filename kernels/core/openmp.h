@@ -18,5 +18,8 @@ GetMaxThreadsFn get_max_threads();
 bool run_team(unsigned threads, void (*fn)(void*), void* data);
 /// omp_get_thread_num() inside run_team's fn (0 outside a team).
 int thread_num();
+/// omp_get_num_threads(): the size of the team running run_team's fn, which can be smaller
+/// than asked (1 inside another parallel region).
+int team_size();
 
 }  // namespace graphfuse::kernels::openmp

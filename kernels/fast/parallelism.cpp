@@ -40,6 +40,7 @@ int team_threads() {
 }
 bool run_team(unsigned threads, void (*fn)(void*), void* data) { return openmp::run_team(threads, fn, data); }
 int thread_num() { return openmp::thread_num(); }
+int team_size() { return openmp::team_size(); }
 }  // namespace detail
 
 SerialIf::SerialIf(bool small) {

@@ -49,6 +49,7 @@ namespace detail {
 int team_threads();
 bool run_team(unsigned threads, void (*fn)(void*), void* data);
 int thread_num();
+int team_size();
 }  // namespace detail
 
 template <class F>
@@ -65,10 +66,12 @@ void team_for(std::int64_t n, std::int64_t grain, F f) {
   } job{&f, n, chunks, nullptr};
   const auto body = [](void* data) {
     auto* j = static_cast<Job*>(data);
-    const std::int64_t t = detail::thread_num();
-    if (t >= j->chunks) return;
+    // The team may be smaller than asked (inside another parallel region it has one
+    // thread): each member takes every team-size-th chunk, so all of them run.
+    const std::int64_t team = std::max(1, detail::team_size());
     try {
-      (*j->f)(j->n * t / j->chunks, j->n * (t + 1) / j->chunks);
+      for (std::int64_t t = detail::thread_num(); t < j->chunks; t += team)
+        (*j->f)(j->n * t / j->chunks, j->n * (t + 1) / j->chunks);
     } catch (...) {
       // Written by at most one thread that wins the flag; read after the team has joined.
       if (!__atomic_exchange_n(&j->failed, true, __ATOMIC_ACQ_REL)) j->error = std::current_exception();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/openmp.h"
 #include "fast/parallelism.h"
 #include "graphfuse/kernels/executor.h"
 
@@ -36,6 +37,25 @@ TEST(TeamFor, CoversTheRangeOnceInChunksOfAtLeastTheGrain) {
         }
       }
   }
+}
+
+// Called inside another parallel region (a caller's own OpenMP code), the nested team has
+// one thread: it must still run every chunk rather than only the first.
+TEST(TeamFor, InsideAnotherParallelRegionStillCoversTheRange) {
+  gk::ThreadScope scope(2);
+  struct Outer {
+    std::atomic<int> seen[2][1000] = {};
+  } outer;
+  const bool ran = gk::openmp::run_team(2, [](void* data) {
+    auto* o = static_cast<Outer*>(data);
+    const int me = gk::openmp::thread_num();
+    gk::fast::team_for(1000, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) o->seen[me][i].fetch_add(1);
+    });
+  }, &outer);
+  ASSERT_TRUE(ran) << "no OpenMP runtime loaded";
+  for (int t = 0; t < 2; ++t)
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(outer.seen[t][i].load(), 1) << "outer thread " << t << " index " << i;
 }
 
 // A throw inside a chunk reaches the caller (a kernel's error message must not be lost or
