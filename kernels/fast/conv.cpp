@@ -8,17 +8,56 @@
 #include "core/conv_ops.h"
 #include "core/util.h"
 #include "fast/buffers.h"
+#include "fast/conv_common.h"
+#include "fast/conv_gemm.h"
 #include "fast/dnnl_common.h"
 #include "fast/impl_log.h"
 #include "fast/parallelism.h"
 
 namespace graphfuse::kernels::fast {
 
-namespace {
-
 using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
+
+memory::desc user_weights_desc(const ConvParams& p) {
+  const memory::dim g = p.group, og = p.c_out / g, ig = p.c_in / g, kh = p.kh, kw = p.kw;
+  // Strides of (o, i, h, w) within one buffer holding all groups.
+  memory::dims s = p.layout == ConvLayout::NchwOihw
+                       ? memory::dims{ig * kh * kw, kh * kw, kw, 1}
+                       : memory::dims{1, p.c_out, kw * ig * p.c_out, ig * p.c_out};
+  if (g == 1) return memory::desc({og, ig, kh, kw}, dt::f32, s);
+  return memory::desc({g, og, ig, kh, kw}, dt::f32, {og * s[0], s[0], s[1], s[2], s[3]});
+}
+
+// The primitive cache key: every field that shapes the primitive, as raw bytes (the
+// stream-formatted key it replaces cost microseconds per call, 52 calls per mobilenet_v2 run).
+std::string conv_key(const ConvParams& p) {
+  auto bits = [](float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return static_cast<std::int64_t>(u);
+  };
+  const std::int64_t k[] = {omp_threads(), static_cast<std::int64_t>(p.layout), p.n, p.c_in, p.h, p.w,
+                            p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w,
+                            p.pad_t, p.pad_l, p.pad_b, p.pad_r, p.has_bias, p.has_sum,
+                            static_cast<std::int64_t>(p.act.kind), bits(p.act.alpha), bits(p.act.beta),
+                            p.src_channels_last, p.dst_channels_last};
+  return std::string(reinterpret_cast<const char*>(k), sizeof k);
+}
+
+// The shape as oneDNN's verbose log writes it, for the implementation log and warnings.
+std::string conv_shape_text(const ConvParams& p) {
+  std::string s = "mb" + std::to_string(p.n) + (p.group > 1 ? "_g" + std::to_string(p.group) : "") + "_ic" +
+                  std::to_string(p.c_in) + "oc" + std::to_string(p.c_out) + "_ih" + std::to_string(p.h) + "oh" +
+                  std::to_string(p.out_h) + "kh" + std::to_string(p.kh) + "sh" + std::to_string(p.stride_h) + "ph" +
+                  std::to_string(p.pad_t) + "_iw" + std::to_string(p.w) + "ow" + std::to_string(p.out_w) + "kw" +
+                  std::to_string(p.kw) + "sw" + std::to_string(p.stride_w) + "pw" + std::to_string(p.pad_l);
+  if (p.dil_h > 1 || p.dil_w > 1) s += "_dil" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w);
+  return s;
+}
+
+namespace {
 
 // NCHW graphs: oneDNN's fast direct kernels want blocked (nChw16c) activations, its plain
 // NCHW path is an im2col GEMM. Reordering in and out costs two passes over the data but
@@ -29,18 +68,6 @@ bool nchw_blocked() {
     return !(v && std::string(v) == "plain");
   }();
   return blocked;
-}
-
-// The user's weight buffer described as oneDNN's (g, o, i, h, w) or (o, i, h, w) dims
-// with explicit strides, for either OIHW or HWIO storage.
-memory::desc user_weights_desc(const ConvParams& p) {
-  const memory::dim g = p.group, og = p.c_out / g, ig = p.c_in / g, kh = p.kh, kw = p.kw;
-  // Strides of (o, i, h, w) within one buffer holding all groups.
-  memory::dims s = p.layout == ConvLayout::NchwOihw
-                       ? memory::dims{ig * kh * kw, kh * kw, kw, 1}
-                       : memory::dims{1, p.c_out, kw * ig * p.c_out, ig * p.c_out};
-  if (g == 1) return memory::desc({og, ig, kh, kw}, dt::f32, s);
-  return memory::desc({g, og, ig, kh, kw}, dt::f32, {og * s[0], s[0], s[1], s[2], s[3]});
 }
 
 memory::dims weights_dims(const ConvParams& p) {
@@ -64,33 +91,6 @@ struct ConvEntry {
   std::optional<dnnl::reorder> to_src_buf, from_dst_buf, z_to_dst_buf;
   std::unordered_map<int, memory> args;
 };
-
-// The primitive cache key: every field that shapes the primitive, as raw bytes (the
-// stream-formatted key it replaces cost microseconds per call, 52 calls per mobilenet_v2 run).
-std::string key_of(const ConvParams& p) {
-  auto bits = [](float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return static_cast<std::int64_t>(u);
-  };
-  const std::int64_t k[] = {omp_threads(), static_cast<std::int64_t>(p.layout), p.n, p.c_in, p.h, p.w,
-                            p.c_out, p.kh, p.kw, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w,
-                            p.pad_t, p.pad_l, p.pad_b, p.pad_r, p.has_bias, p.has_sum,
-                            static_cast<std::int64_t>(p.act.kind), bits(p.act.alpha), bits(p.act.beta),
-                            p.src_channels_last, p.dst_channels_last};
-  return std::string(reinterpret_cast<const char*>(k), sizeof k);
-}
-
-// The shape as oneDNN's verbose log writes it, for the implementation log and warnings.
-std::string shape_text(const ConvParams& p) {
-  std::string s = "mb" + std::to_string(p.n) + (p.group > 1 ? "_g" + std::to_string(p.group) : "") + "_ic" +
-                  std::to_string(p.c_in) + "oc" + std::to_string(p.c_out) + "_ih" + std::to_string(p.h) + "oh" +
-                  std::to_string(p.out_h) + "kh" + std::to_string(p.kh) + "sh" + std::to_string(p.stride_h) + "ph" +
-                  std::to_string(p.pad_t) + "_iw" + std::to_string(p.w) + "ow" + std::to_string(p.out_w) + "kw" +
-                  std::to_string(p.kw) + "sw" + std::to_string(p.stride_w) + "pw" + std::to_string(p.pad_l);
-  if (p.dil_h > 1 || p.dil_w > 1) s += "_dil" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w);
-  return s;
-}
 
 // One (source, destination) layout pair to offer oneDNN; `undef` stands for the user's
 // own layout (no reorder).
@@ -152,11 +152,11 @@ std::shared_ptr<ConvEntry> build(const ConvParams& p) {
       break;
     }
   }
-  if (!chosen) fail("oneDNN has no convolution for " + shape_text(p));
+  if (!chosen) fail("oneDNN has no convolution for " + conv_shape_text(p));
   const auto& pd = *chosen;
   auto e = std::make_shared<ConvEntry>();
   e->pd = pd;
-  e->record = {"convolution", impl_of(pd), shape_text(p)};
+  e->record = {"convolution", impl_of(pd), conv_shape_text(p)};
   e->reference = is_reference_impl(e->record.impl);
   record_primitive(e->record);
   e->prim = dnnl::convolution_forward(pd);
@@ -199,7 +199,8 @@ void conv2d(const ConvParams& p, const float* x, const float* w, const float* b,
             float* y, std::shared_ptr<const void> weights_owner) {
   const std::int64_t flops = 2 * p.n * p.c_out * p.out_h * p.out_w * (p.c_in / p.group) * p.kh * p.kw;
   SerialIf serial(flops < serial_flops());  // before the key: it includes the thread count
-  auto e = cache().get(key_of(p), [&] { return build(p); });
+  if (conv_as_gemm(p)) return conv2d_gemm(p, x, w, b, z, y, weights_owner);
+  auto e = cache().get(conv_key(p), [&] { return build(p); });
   std::lock_guard<std::mutex> lock(e->mu);
   auto& strm = cpu_stream();
   auto ptr = [](const float* q) { return static_cast<void*>(const_cast<float*>(q)); };

@@ -3,6 +3,7 @@
 #include <limits>
 #include <random>
 
+#include "fast/conv_gemm.h"
 #include "graphfuse/kernels/conv.h"
 #include "kernels/test_util.h"
 
@@ -24,6 +25,16 @@ struct Rng {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
   }
 };
+
+Tensor nhwc(const Tensor& t) {
+  const std::int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
+  std::vector<float> v(static_cast<std::size_t>(t.num_elements()));
+  const float* src = t.as<float>();
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t k = 0; k < c; ++k)
+      for (std::int64_t i = 0; i < h * w; ++i) v[static_cast<std::size_t>((b * h * w + i) * c + k)] = src[(b * c + k) * h * w + i];
+  return T(t.shape, v);
+}
 
 const char* kActs[] = {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", ""};
 
@@ -66,6 +77,79 @@ TEST(FastVsReference, TfConv2DRandomShapes) {
     a.set("activation", std::string(t % 2 ? "ReLU" : "Relu6"));
     same("FusedConv2D_BiasAdd_ReLU", {x, wt, b}, a, std::to_string(t));
   }
+}
+
+// Channels-last convolutions with small output planes run as im2col + GEMM (conv_gemm.h):
+// against the reference on NCHW, with strides, dilations, asymmetric pads, bias, residual Z
+// and an activation, OIHW weights from an owner (cached copy, run twice) and without.
+TEST(FastVsReference, ConvAsGemmOnChannelsLastSmallPlanes) {
+  struct Case {
+    std::int64_t cin, cout, h, w, k, stride, dil, pad_t, pad_l, pad_b, pad_r;
+    bool bias, z;
+  };
+  const Case cases[] = {
+      {128, 64, 7, 7, 3, 1, 1, 1, 1, 1, 1, true, false},
+      {160, 256, 14, 13, 3, 2, 1, 1, 1, 1, 1, true, true},
+      {128, 72, 9, 9, 3, 1, 2, 2, 0, 1, 2, false, true},
+      {130, 65, 6, 8, 2, 1, 1, 0, 1, 1, 0, false, false},
+  };
+  for (const Case& k : cases) {
+    gk::ConvParams p;
+    p.n = 2;
+    p.c_in = k.cin;
+    p.h = k.h;
+    p.w = k.w;
+    p.c_out = k.cout;
+    p.kh = p.kw = k.k;
+    p.stride_h = p.stride_w = k.stride;
+    p.dil_h = p.dil_w = k.dil;
+    p.pad_t = k.pad_t;
+    p.pad_l = k.pad_l;
+    p.pad_b = k.pad_b;
+    p.pad_r = k.pad_r;
+    p.has_bias = k.bias;
+    p.has_sum = k.z;
+    p.act = gk::ActivationSpec{gk::Activation::Relu};
+    p.finalize();
+    gk::ConvParams q = p;
+    q.src_channels_last = q.dst_channels_last = true;
+    ASSERT_TRUE(gk::fast::conv_as_gemm(q)) << k.cin << " -> " << k.cout;
+    EXPECT_FALSE(gk::fast::conv_as_gemm(p)) << "NCHW activations stay on oneDNN's convolution";
+    const Tensor x = rnd(p.input_shape(), 41), w = rnd(p.weight_shape(), 42), b = rnd({p.c_out}, 43);
+    const Tensor z = rnd(p.output_shape(), 44);
+    std::vector<float> want(static_cast<std::size_t>(z.num_elements()));
+    gk::reference::conv2d(p, x.as<float>(), w.as<float>(), b.as<float>(), z.as<float>(), want.data());
+    const Tensor x_nhwc = nhwc(x), z_nhwc = nhwc(z), want_nhwc = nhwc(T(p.output_shape(), want));
+    for (bool owned : {true, false})
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        std::vector<float> got(want.size());
+        gk::fast::conv2d(q, x_nhwc.as<float>(), w.as<float>(), b.as<float>(), z_nhwc.as<float>(), got.data(),
+                         owned ? std::shared_ptr<const void>(w.data) : nullptr);
+        expect_close(T(p.output_shape(), got), want_nhwc, 1e-4, 1e-5,
+                     "gemm conv " + std::to_string(k.cin) + " -> " + std::to_string(k.cout));
+      }
+  }
+}
+
+TEST(FastVsReference, ConvAsGemmOnlyWhereItPays) {
+  gk::ConvParams p;
+  p.c_in = 256;
+  p.c_out = 256;
+  p.h = p.w = 14;
+  p.kh = p.kw = 3;
+  p.pad_t = p.pad_l = p.pad_b = p.pad_r = 1;
+  p.src_channels_last = p.dst_channels_last = true;
+  p.finalize();
+  EXPECT_TRUE(gk::fast::conv_as_gemm(p));
+  gk::ConvParams big = p, one = p, narrow = p, grouped = p;
+  big.h = big.w = 28;  // a 28x28 output plane: oneDNN's direct kernel is at its best there
+  big.finalize();
+  one.kh = one.kw = 1;  // 1x1: already a GEMM inside oneDNN
+  one.pad_t = one.pad_l = one.pad_b = one.pad_r = 0;
+  one.finalize();
+  narrow.c_out = 32;
+  grouped.group = 2;
+  for (const gk::ConvParams& q : {big, one, narrow, grouped}) EXPECT_FALSE(gk::fast::conv_as_gemm(q));
 }
 
 TEST(FastVsReference, ConvWeightCacheFollowsTheOwner) {
@@ -155,15 +239,6 @@ TEST(FastVsReference, Pooling) {
 // loop of its own: bit-identical to the reference on NCHW, whatever the window, stride,
 // dilation, padding or ceil_mode, with channel counts that leave a vector tail, NaNs in
 // the input and windows that lie wholly in the padding.
-Tensor nhwc(const Tensor& t) {
-  const std::int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
-  std::vector<float> v(static_cast<std::size_t>(t.num_elements()));
-  const float* src = t.as<float>();
-  for (std::int64_t b = 0; b < n; ++b)
-    for (std::int64_t k = 0; k < c; ++k)
-      for (std::int64_t i = 0; i < h * w; ++i) v[static_cast<std::size_t>((b * h * w + i) * c + k)] = src[(b * c + k) * h * w + i];
-  return T(t.shape, v);
-}
 
 TEST(FastVsReference, MaxPoolChannelsLastIsExact) {
   const gk::KernelFn* maxpool = gk::registry(gk::KernelSet::Fast).find("MaxPool");
