@@ -11,12 +11,14 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fast/conv_common.h"
 #include "fast/dnnl_common.h"
 #include "fast/impl_log.h"
 #include "fast/parallelism.h"
+#include "fast/vmath.h"
 
 namespace graphfuse::kernels::fast {
 
@@ -29,10 +31,12 @@ constexpr std::int64_t kMaxOutputPlane = 14 * 14;
 constexpr std::int64_t kMinInputChannels = 128;
 constexpr std::int64_t kMinOutputChannels = 64;  // a narrower product leaves the GEMM's register tiles part empty
 
+// Measured on AVX2 only: on AVX-512 oneDNN's direct kernels (brgconv, jit:avx512_core) are
+// another matter, so the path stays with the ISA it was measured on.
 bool enabled() {
   static const bool on = [] {
     const char* v = std::getenv("GRAPHFUSE_CONV_GEMM");
-    return !(v && std::string(v) == "0");
+    return !(v && std::string(v) == "0") && std::string_view(vmath::isa()) == "avx2";
   }();
   return on;
 }

@@ -11,7 +11,8 @@ namespace graphfuse::kernels::fast {
 /// destination, a window of more than one tap, an output plane of at most 14x14, at least
 /// 128 input and 64 output channels (resnet's 3x3 convolutions of the last two stages, where
 /// oneDNN 2.6's direct AVX2 kernels reach 43-80 GFLOP/s and its GEMM 75-95).
-/// GRAPHFUSE_CONV_GEMM=0 turns the path off.
+/// Only where oneDNN's effective ISA is AVX2, where it was measured; GRAPHFUSE_CONV_GEMM=0
+/// turns it off.
 bool conv_as_gemm(const ConvParams& p);
 
 /// y = act(conv(x, w) + b + z) for such a `p`: the windows copied into rows of
