@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/window.h"
 #include "fast/conv_common.h"
 #include "fast/dnnl_common.h"
 #include "fast/impl_log.h"
@@ -90,16 +91,13 @@ void windows(const ConvParams& p, const float* x, float* a, std::int64_t row_beg
     const std::int64_t img = r / plane, oh = r % plane / p.out_w, ow = r % p.out_w;
     const float* image = x + img * p.h * p.w * p.c_in;
     float* dst = a + r * k;
-    for (std::int64_t i = 0; i < p.kh; ++i) {
-      const std::int64_t ih = oh * p.stride_h - p.pad_t + i * p.dil_h;
-      for (std::int64_t j = 0; j < p.kw; ++j, dst += p.c_in) {
-        const std::int64_t iw = ow * p.stride_w - p.pad_l + j * p.dil_w;
-        if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w)
-          std::memset(dst, 0, run);
-        else
-          std::memcpy(dst, image + (ih * p.w + iw) * p.c_in, run);
-      }
-    }
+    for_each_tap(p, oh, ow, [&](std::int64_t ih, std::int64_t iw, bool inside) {
+      if (inside)
+        std::memcpy(dst, image + (ih * p.w + iw) * p.c_in, run);
+      else
+        std::memset(dst, 0, run);
+      dst += p.c_in;
+    });
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/window.h"
 #include "fast/parallelism.h"
 #include "fast/vmath.h"
 
@@ -63,15 +64,9 @@ GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t 
     for (std::int64_t ow = 0; ow < p.out_w; ++ow) {
       int ntaps = 0;
       taps[static_cast<std::size_t>(ntaps++)] = ninf.data();
-      for (std::int64_t i = 0; i < p.kh; ++i) {
-        const std::int64_t ih = oh * p.stride_h - p.pad_t + i * p.dil_h;
-        if (ih < 0 || ih >= p.h) continue;
-        for (std::int64_t j = 0; j < p.kw; ++j) {
-          const std::int64_t iw = ow * p.stride_w - p.pad_l + j * p.dil_w;
-          if (iw < 0 || iw >= p.w) continue;
-          taps[static_cast<std::size_t>(ntaps++)] = image + (ih * p.w + iw) * c;
-        }
-      }
+      for_each_tap(p, oh, ow, [&](std::int64_t ih, std::int64_t iw, bool inside) {
+        if (inside) taps[static_cast<std::size_t>(ntaps++)] = image + (ih * p.w + iw) * c;
+      });
       pixel<F>(taps.data(), ntaps, c, y + (row * p.out_w + ow) * c);
     }
   }
