@@ -7,11 +7,13 @@
 // window copy costs one pass over kh * kw times the (small) input.
 #include "fast/conv_gemm.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/window.h"

@@ -133,6 +133,22 @@ TEST(FastVsReference, ConvAsGemmOnChannelsLastSmallPlanes) {
   }
 }
 
+// The TF layout (NHWC input, HWIO filter) takes the same path, its weights read in place.
+TEST(FastVsReference, ConvAsGemmTakesHwioWeights) {
+  if (std::string(gk::fast::vmath::isa()) != "avx2") GTEST_SKIP() << "the GEMM path is for AVX2 only";
+  const Tensor x = rnd({1, 9, 9, 144}, 51), w = rnd({3, 3, 144, 96}, 52), b = rnd({96}, 53);
+  Attributes a = attrs({{"strides", Shape{1, 2, 2, 1}}, {"padding", std::string("SAME")}});
+  gk::ConvParams p = gk::conv_params_tf(a, x.shape, w.shape);
+  p.has_bias = true;
+  p.act = gk::ActivationSpec{gk::Activation::Relu};
+  ASSERT_TRUE(gk::fast::conv_as_gemm(p));
+  std::vector<float> want(static_cast<std::size_t>(p.n * p.out_h * p.out_w * p.c_out)), got(want.size());
+  gk::reference::conv2d(p, x.as<float>(), w.as<float>(), b.as<float>(), nullptr, want.data());
+  gk::fast::conv2d(p, x.as<float>(), w.as<float>(), b.as<float>(), nullptr, got.data(), w.data);
+  const Shape out{p.n, p.out_h, p.out_w, p.c_out};
+  expect_close(T(out, got), T(out, want), 1e-4, 1e-5, "HWIO");
+}
+
 TEST(FastVsReference, ConvAsGemmOnlyWhereItPays) {
   gk::ConvParams p;
   p.c_in = 256;
