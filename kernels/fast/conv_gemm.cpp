@@ -44,24 +44,23 @@ bool enabled() {
   return on;
 }
 
-// The weights' row stride: c_out, moved off multiples of 1 KiB (see matmul.cpp).
-std::int64_t weights_row(const ConvParams& p) { return p.c_out % 256 == 0 ? p.c_out + 16 : p.c_out; }
-
 struct GemmConvEntry {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
   memory::desc a_md, b_md, y_md, bias_md;
+  memory::desc user_weights;    ///< the caller's OIHW or HWIO buffer
   memory::desc packed_weights;  ///< (o, i, h, w) dims laid out as the [h][w][i][o] matrix b_md reads
   PrimitiveRecord record;
 };
 
 std::shared_ptr<GemmConvEntry> build(const ConvParams& p) {
   auto e = std::make_shared<GemmConvEntry>();
-  const memory::dim m = p.n * p.out_h * p.out_w, k = p.kh * p.kw * p.c_in, n = p.c_out, ld = weights_row(p);
+  const memory::dim m = p.n * p.out_h * p.out_w, k = p.kh * p.kw * p.c_in, n = p.c_out, ld = weights_row_stride(p.c_out);
   e->a_md = memory::desc({m, k}, dt::f32, memory::dims{k, 1});
   e->b_md = memory::desc({k, n}, dt::f32, memory::dims{ld, 1});
   e->y_md = memory::desc({m, n}, dt::f32, memory::dims{n, 1});
   if (p.has_bias) e->bias_md = memory::desc({1, n}, dt::f32, memory::dims{n, 1});
+  e->user_weights = user_weights_desc(p);
   // Row (h * kw + w) * c_in + i, column o of the matrix, as strides of oneDNN's (o, i, h, w).
   e->packed_weights = memory::desc({p.c_out, p.c_in, p.kh, p.kw}, dt::f32,
                                    memory::dims{1, ld, p.kw * p.c_in * ld, p.c_in * ld});
@@ -123,7 +122,7 @@ void conv2d_gemm(const ConvParams& p, const float* x, const float* w, const floa
   team_for(m, std::max<std::int64_t>(1, serial_elements() / std::max<std::int64_t>(k, 1)),
            [&](std::int64_t begin, std::int64_t end) { windows(p, x, a, begin, end); });
   const memory packed =
-      reordered_weights(wrap(user_weights_desc(p), w), e->packed_weights, weights_owner);
+      reordered_weights(wrap(e->user_weights, w), e->packed_weights, weights_owner);
   if (p.has_sum)
     std::memcpy(y, z, static_cast<std::size_t>(m * p.c_out) * sizeof(float));  // the sum post-op adds to it
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(e->a_md, a)},

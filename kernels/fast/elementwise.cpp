@@ -20,10 +20,6 @@ constexpr std::int64_t kGrain = 1 << 14;
 
 template <class F>
 void parallel_ranges(std::int64_t n, F f) {
-  if (n <= kGrain) {
-    f(std::int64_t{0}, n);
-    return;
-  }
   team_for(n, kGrain, f);
 }
 

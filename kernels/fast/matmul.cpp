@@ -55,19 +55,14 @@ memory::desc matrix_desc(std::int64_t batch, std::int64_t batch_stride, std::int
                       {batch == 1 ? r * c : batch_stride, strides2[0], strides2[1]});
 }
 
-// oneDNN's gemm reads plain weights in place, and when a row of them spans a multiple of
-// 1 KiB (N = 768, 1024, 2304, 3072, ...) its loads of consecutive rows fall into the same
-// cache sets: on AVX2 a 197x768x3072 product took 20 ms with such weights at a 64-byte
-// boundary and 10 ms with 16 floats of padding per row (build/bench/matmul_stride).
-// Such constant weights are copied once into the plain layout oneDNN chose with the
-// leading dimension moved off the multiple (the copy lives as long as the weights, as a
-// convolution's reordered weights do). Empty when the chosen layout is not row-major
-// (blocked, or B transposed) or its rows are not such a multiple.
+// Constant weights in the plain row-major layout oneDNN chose, copied once with their rows
+// moved off multiples of 1 KiB (weights_row_stride; the copy lives as long as the weights,
+// as a convolution's reordered weights do). Empty when the chosen layout is not row-major
+// (blocked, or B transposed) or its rows need no padding.
 std::optional<memory::desc> padded_plain_weights(const memory::desc& chosen, std::int64_t k, std::int64_t n) {
-  constexpr std::int64_t kAliasingRow = 256;  // floats: 1 KiB
-  constexpr std::int64_t kPad = 16;           // floats: one 64-byte cache line
-  if (chosen == memory::desc({k, n}, dt::f32, memory::format_tag::ab) && n % kAliasingRow == 0)
-    return memory::desc({k, n}, dt::f32, memory::dims{n + kPad, 1});
+  const std::int64_t ld = weights_row_stride(n);
+  if (chosen == memory::desc({k, n}, dt::f32, memory::format_tag::ab) && ld != n)
+    return memory::desc({k, n}, dt::f32, memory::dims{ld, 1});
   return std::nullopt;
 }
 

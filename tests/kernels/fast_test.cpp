@@ -4,6 +4,7 @@
 #include <random>
 
 #include "fast/conv_gemm.h"
+#include "fast/layout.h"
 #include "fast/vmath.h"
 #include "graphfuse/kernels/conv.h"
 #include "kernels/test_util.h"
@@ -27,15 +28,8 @@ struct Rng {
   }
 };
 
-Tensor nhwc(const Tensor& t) {
-  const std::int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
-  std::vector<float> v(static_cast<std::size_t>(t.num_elements()));
-  const float* src = t.as<float>();
-  for (std::int64_t b = 0; b < n; ++b)
-    for (std::int64_t k = 0; k < c; ++k)
-      for (std::int64_t i = 0; i < h * w; ++i) v[static_cast<std::size_t>((b * h * w + i) * c + k)] = src[(b * c + k) * h * w + i];
-  return T(t.shape, v);
-}
+// The channels-last copy of an NCHW tensor (the logical shape is kept).
+Tensor nhwc(const Tensor& t) { return gk::fast::convert_layout(t, gk::Layout::Plain, gk::Layout::ChannelsLast); }
 
 const char* kActs[] = {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", ""};
 
