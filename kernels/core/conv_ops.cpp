@@ -36,6 +36,11 @@ std::vector<Tensor> onnx_conv(ConvImpl impl, OutputAlloc alloc, const KernelCall
   if (fused)
     p.act = parse_activation(attr_string(c.attrs, "activation", ""),
                              attr_floats(c.attrs, "activation_params"));
+  if (c.epilogue) {
+    // The plan fuses an activation only into a convolution without one of its own.
+    check(p.act.kind == Activation::None, "a fused activation and an epilogue together");
+    p.act = *c.epilogue;
+  }
   return {run_conv(impl, alloc, p, c, x, w, b, z)};
 }
 

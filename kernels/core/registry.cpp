@@ -43,7 +43,7 @@ void KernelRegistry::add(std::string op, KernelFn fn, LayoutSupport support) {
       fail(std::string("internal error: ") + e.what());
     }
   };
-  map_[std::move(op)] = Entry{std::move(checked), support, ++calls_};
+  map_[std::move(op)] = Entry{std::move(checked), support, ++calls_, EpilogueSupport::None};
 }
 
 const KernelFn* KernelRegistry::find(std::string_view op) const {
@@ -54,6 +54,17 @@ const KernelFn* KernelRegistry::find(std::string_view op) const {
 LayoutSupport KernelRegistry::layout_support(std::string_view op) const {
   auto it = map_.find(op);
   return it == map_.end() ? LayoutSupport::PlainOnly : it->second.support;
+}
+
+void KernelRegistry::set_epilogue_support(std::string_view op, EpilogueSupport support) {
+  auto it = map_.find(op);
+  if (it == map_.end()) fail("no kernel for op '" + std::string(op) + "' to declare epilogues for");
+  it->second.epilogue = support;
+}
+
+EpilogueSupport KernelRegistry::epilogue_support(std::string_view op) const {
+  auto it = map_.find(op);
+  return it == map_.end() ? EpilogueSupport::None : it->second.epilogue;
 }
 
 std::vector<std::string> KernelRegistry::ops() const {

@@ -98,9 +98,6 @@ void register_fast_matmul(KernelRegistry& r);
 void register_fast_pool(KernelRegistry& r);
 void register_fast_elementwise(KernelRegistry& r);
 void register_fast_norm(KernelRegistry& r);
-/// The fast set's BatchNormalization and Relu in one pass. Not an ONNX op: the executor
-/// calls it for a BatchNormalization whose only reader is a Relu (executor/relu_fusion.h).
-inline constexpr std::string_view kBatchNormalizationRelu = "_BatchNormalizationRelu";
 void register_fast_attention(KernelRegistry& r);
 void register_fast_layout_ops(KernelRegistry& r);  // fast/layout_ops.cpp: Concat, Pad in NHWC
 void register_fast_quant(KernelRegistry& r);       // fast/qlinear_conv.cpp: QLinearConv

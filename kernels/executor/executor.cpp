@@ -6,8 +6,8 @@
 #include <new>
 
 #include "core/util.h"
+#include "executor/epilogue_fusion.h"
 #include "executor/node_errors.h"
-#include "executor/relu_fusion.h"
 #include "executor/random_data.h"
 #include "fast/impl_log.h"
 #include "fast/layout.h"
@@ -20,9 +20,9 @@ struct Executor::Plan {
     const KernelFn* kernel;  // null for Input and constant nodes
     LayoutSupport support;
     std::vector<bool> input_is_const;
-    // The op name the kernel is called with: the node's, or a fused kernel's (relu_fusion.h).
-    std::string_view op;
-    // A fused-away Relu: takes this node's output as its own, no kernel call.
+    // An activation this node's kernel applies to its output (epilogue_fusion.h).
+    std::optional<ActivationSpec> epilogue;
+    // A fused-away activation: takes this node's output as its own, no kernel call.
     NodeId forward_from = kNoNode;
   };
   std::vector<Step> steps;
@@ -153,7 +153,7 @@ Executor::Executor(const Graph& g, ExecOptions options)
   for (const ValueRef& o : g.outputs()) plan_->pinned[o.node] = true;
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
-    Plan::Step step{id, nullptr, reg.layout_support(n.op.name()), {}, n.op.name(), kNoNode};
+    Plan::Step step{id, nullptr, reg.layout_support(n.op.name()), {}, std::nullopt, kNoNode};
     if (is_constant(g, {id, 0})) {
       plan_->constants[id] = {materialize_constant(g, id, options_.seed)};
       plan_->pinned[id] = true;
@@ -170,22 +170,20 @@ Executor::Executor(const Graph& g, ExecOptions options)
     }
     plan_->steps.push_back(std::move(step));
   }
-  if (options_.set == KernelSet::Fast && options_.fuse_relu) fuse_relus(g, reg);
+  if (options_.set == KernelSet::Fast && options_.fuse_activations) fuse_activations(g, reg);
 }
 
-void Executor::fuse_relus(const Graph& g, const KernelRegistry& reg) {
-  const KernelFn* fused = reg.find(kBatchNormalizationRelu);
-  if (!fused) return;
+void Executor::fuse_activations(const Graph& g, const KernelRegistry& reg) {
   std::vector<std::size_t> step_of(g.capacity(), 0);
   for (std::size_t i = 0; i < plan_->steps.size(); ++i) step_of[plan_->steps[i].node] = i;
-  for (const ReluFusion& f : find_relu_fusions(g)) {
+  for (const EpilogueFusion& f : find_epilogue_fusions(g)) {
     Plan::Step& producer = plan_->steps[step_of[f.producer]];
-    Plan::Step& relu = plan_->steps[step_of[f.relu]];
-    if (!producer.kernel || !relu.kernel) continue;  // a constant producer: nothing runs
-    producer.kernel = fused;
-    producer.support = reg.layout_support(kBatchNormalizationRelu);
-    producer.op = kBatchNormalizationRelu;
-    relu.forward_from = f.producer;
+    Plan::Step& act = plan_->steps[step_of[f.activation]];
+    if (!producer.kernel || !act.kernel) continue;  // a constant producer: nothing runs
+    if (accepts(reg.epilogue_support(g.node(f.producer).op.name()), f.spec.kind)) {
+      producer.epilogue = f.spec;
+      act.forward_from = f.producer;
+    }
   }
 }
 
@@ -216,15 +214,16 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     }
     if (!step.kernel) continue;  // a graph input, already bound
     if (step.forward_from != kNoNode) {
-      // The Relu ran in its producer, whose only reader it is: its output is the producer's.
+      // The activation ran in its producer, whose only reader it is: its output is the producer's.
       values[step.node] = std::move(values[step.forward_from]);
       vals.layout[step.node] = std::move(vals.layout[step.forward_from]);
       uses[step.forward_from] = 0;
       if (profile) profile->nodes.push_back({step.node, std::string(n.op.name()), 0.0});
       continue;
     }
-    KernelCall call(n.id, step.op, n.attrs, n.outputs.size());
+    KernelCall call(n.id, n.op.name(), n.attrs, n.outputs.size());
     call.input_is_const = step.input_is_const;
+    if (step.epilogue) call.epilogue = &*step.epilogue;
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueRef& in = n.inputs[k];
       if (!in.valid()) {

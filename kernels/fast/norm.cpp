@@ -149,10 +149,11 @@ std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const Kernel
   return {y};
 }
 
-// BatchNormalization (inference), and with relu the Relu that is its only reader in the same
-// pass (the executor's _BatchNormalizationRelu: DenseNet's BN -> Relu before each convolution).
-std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c, bool relu) {
+// BatchNormalization (inference), with a Relu epilogue in the same pass (the executor's plan
+// gives it the Relu that is its only reader: DenseNet's BN -> Relu before each convolution).
+std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
   const Tensor& x = c.required(0);
+  const bool relu = c.epilogue != nullptr;  // registered for Relu epilogues only
   // Relu as the fast Relu kernel computes it (a NaN becomes 0 there too).
   auto act = [relu](float v) { return relu ? (v > 0.0f ? v : 0.0f) : v; };
   auto fallback = [&](const KernelCall& call) {
@@ -213,10 +214,9 @@ void register_fast_norm(KernelRegistry& r) {
   wrap("SimplifiedLayerNormalization", simplified_layer_norm);
   // BatchNormalization takes a channels-last activation (DenseNet's BN -> Relu -> Conv).
   KernelFn bn_ref = *r.find("BatchNormalization");
-  r.add("BatchNormalization", [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c, false); },
+  r.add("BatchNormalization", [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c); },
         LayoutSupport::ChannelsLast);
-  r.add(std::string(kBatchNormalizationRelu), [bn_ref](const KernelCall& c) { return batch_norm(bn_ref, c, true); },
-        LayoutSupport::ChannelsLast);
+  r.set_epilogue_support("BatchNormalization", EpilogueSupport::Relu);
 }
 
 }  // namespace graphfuse::kernels

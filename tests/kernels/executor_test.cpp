@@ -164,7 +164,7 @@ TEST(Executor, QuantizedChannelsLastModeMatchesPlainAndReference) {
 }
 
 // DenseNet's BatchNormalization -> Relu: in the fast set the Relu runs inside the norm
-// (kernels/executor/relu_fusion.h), and takes no time of its own, in both layouts. A norm
+// (kernels/executor/epilogue_fusion.h), and takes no time of its own, in both layouts. A norm
 // that something else reads too, and one that is a graph output, keep their Relu a kernel
 // call. Every output equals the reference kernels' within float rounding.
 TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
@@ -203,6 +203,62 @@ TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
   // Not all clamped: the Relu inside the norm did something to compare.
   const auto v = values(r[0]);
   EXPECT_GT(std::count(v.begin(), v.end(), 0.0f), 0);
+  EXPECT_GT(std::count_if(v.begin(), v.end(), [](float e) { return e > 0.0f; }), 0);
+}
+
+// Conv -> Relu / LeakyRelu / HardSigmoid in a graph no rule fused: the fast set runs each
+// activation as the convolution's post-op (no call of its own, 0 ms), in both layouts, with
+// the reference kernels' results. Not fused: a Sigmoid (its standalone kernel is faster than
+// oneDNN's post-op), an activation after a FusedConv that applies one already, one after a
+// convolution something else reads too, and ExecOptions::fuse_activations = false.
+TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
+  Graph g;
+  auto x = float_input(g, "x", {1, 6, 9, 7});
+  auto cst = [&](const std::string& id, Tensor t) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
+  };
+  unsigned seed = 40;
+  auto conv = [&](const std::string& id, graphfuse::NodeId in, const char* op = "Conv", Attributes a = {}) {
+    a.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
+    return g.add_node(id, OpType::intern(op),
+                      {{in, 0}, {cst(id + "w", rnd({6, 6, 3, 3}, seed++, -0.5f, 0.5f)), 0}, {cst(id + "b", rnd({6}, seed++)), 0}},
+                      a);
+  };
+  auto c1 = conv("c1", x);
+  auto relu = g.add_node("relu", OpType::intern("Relu"), {{c1, 0}});  // fused
+  auto c2 = conv("c2", relu);
+  auto leaky = g.add_node("leaky", OpType::intern("LeakyRelu"), {{c2, 0}}, attrs({{"alpha", 0.3f}}));  // fused
+  auto c3 = conv("c3", leaky);
+  auto hsig = g.add_node("hsig", OpType::intern("HardSigmoid"), {{c3, 0}}, attrs({{"alpha", 0.4f}, {"beta", 0.45f}}));  // fused
+  auto c4 = conv("c4", hsig);
+  auto sig = g.add_node("sig", OpType::intern("Sigmoid"), {{c4, 0}});  // transcendental: its own kernel
+  auto c5 = conv("c5", sig, "com.microsoft.FusedConv", attrs({{"activation", std::string("Relu")}}));
+  auto relu5 = g.add_node("relu5", OpType::intern("Relu"), {{c5, 0}});  // c5 has an activation already
+  auto c6 = conv("c6", relu5);
+  auto relu6 = g.add_node("relu6", OpType::intern("Relu"), {{c6, 0}});  // c6 is read twice
+  auto add = g.add_node("add", OpType::intern("Add"), {{relu6, 0}, {c6, 0}});
+  g.add_output({add, 0});
+  const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
+  auto own_calls = [&](const gk::ExecOptions& o) {
+    std::vector<std::string> called;
+    gk::Executor ex(g, o);
+    ex.set_node_observer([&](const graphfuse::Node& n, const gk::KernelCall&, const std::vector<Tensor>&) {
+      const std::string op(n.op.name());
+      if (op != "Conv" && op != "com.microsoft.FusedConv" && op != "Add") called.push_back(n.id);
+    });
+    const auto f = ex.run({});
+    expect_close(f[0], r[0], 1e-4, 1e-5, o.channels_last ? "NHWC" : "NCHW");
+    return called;
+  };
+  for (bool channels_last : {false, true}) {
+    gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
+    o.channels_last = channels_last;
+    EXPECT_EQ(own_calls(o), (std::vector<std::string>{"sig", "relu5", "relu6"}));
+    o.fuse_activations = false;
+    EXPECT_EQ(own_calls(o), (std::vector<std::string>{"relu", "leaky", "hsig", "sig", "relu5", "relu6"}));
+  }
+  // The activations changed something: negatives were clipped and scaled on the way.
+  const auto v = values(r[0]);
   EXPECT_GT(std::count_if(v.begin(), v.end(), [](float e) { return e > 0.0f; }), 0);
 }
 

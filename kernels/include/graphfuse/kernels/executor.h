@@ -31,9 +31,11 @@ struct ExecOptions {
   /// convolutions, pooling, elementwise ops), converting only where a kernel needs NCHW.
   /// Results are always returned NCHW.
   bool channels_last = true;
-  /// Fast set only: a BatchNormalization whose only reader is a Relu applies it in the same
-  /// pass (kernels/executor/relu_fusion.h); the node observer then sees one call for both.
-  bool fuse_relu = true;
+  /// Fast set only: an activation node whose input is the only output of a node it alone
+  /// reads runs inside that node's kernel where the kernel supports it (BatchNormalization ->
+  /// Relu; Conv -> Relu, Sigmoid, Tanh, QuickGelu, ...; kernels/executor/epilogue_fusion.h).
+  /// The node observer then sees one call for both, and the activation takes 0 ms.
+  bool fuse_activations = true;
 };
 
 /// Called after each kernel with the node, the call its kernel got (inputs in the
@@ -83,7 +85,7 @@ class Executor {
 
  private:
   struct Plan;
-  void fuse_relus(const Graph& g, const KernelRegistry& reg);
+  void fuse_activations(const Graph& g, const KernelRegistry& reg);
   const Graph& g_;
   ExecOptions options_;
   NodeObserver observer_;

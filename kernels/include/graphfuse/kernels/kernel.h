@@ -27,6 +27,17 @@ KernelSet kernel_set_from_name(std::string_view name);
 /// ChannelsLast values, and only for kernels that declare they accept them.
 enum class Layout : std::uint8_t { Plain, ChannelsLast };
 
+struct ActivationSpec;  // graphfuse/kernels/conv.h
+
+/// Which activations a kernel applies to its output when the executor's plan asks it to
+/// (KernelCall::epilogue): a unary activation node whose only input is this node's only
+/// output, and its only reader, then costs no pass of its own.
+enum class EpilogueSupport : std::uint8_t {
+  None,
+  Relu,             ///< Relu only (BatchNormalization's one-pass loop)
+  PiecewiseLinear,  ///< Relu, LeakyRelu, Clip, HardSigmoid, HardSwish (oneDNN post-ops)
+};
+
 /// Which layouts a kernel accepts (the executor converts inputs to fit).
 enum class LayoutSupport : std::uint8_t {
   PlainOnly,     ///< every input Plain (the default)
@@ -56,6 +67,9 @@ struct KernelCall {
   bool prefer_channels_last = false;
   /// Set by the kernel: the physical layout of its 4-D outputs.
   mutable Layout out_layout = Layout::Plain;
+  /// Set by the executor's plan, only for kernels registered with EpilogueSupport: the
+  /// activation to apply to output 0 before returning it (the fused node's, not this one's).
+  const ActivationSpec* epilogue = nullptr;
 
   /// Input i, or null when absent / out of range.
   const Tensor* input(std::size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
@@ -78,6 +92,11 @@ class KernelRegistry {
   const KernelFn* find(std::string_view op) const;
   /// What layouts `op`'s kernel accepts (PlainOnly for unknown ops).
   LayoutSupport layout_support(std::string_view op) const;
+  /// Declares that `op`'s registered kernel honours KernelCall::epilogue for these
+  /// activations (a later add() of `op` resets it to None).
+  void set_epilogue_support(std::string_view op, EpilogueSupport support);
+  /// Which epilogues `op`'s kernel applies (None for unknown ops).
+  EpilogueSupport epilogue_support(std::string_view op) const;
   bool has(std::string_view op) const { return find(op) != nullptr; }
   /// Registered op names, sorted.
   std::vector<std::string> ops() const;
@@ -95,6 +114,7 @@ class KernelRegistry {
     KernelFn fn;
     LayoutSupport support;
     std::size_t call = 0;  // which add() registered it
+    EpilogueSupport epilogue = EpilogueSupport::None;
   };
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;
   std::size_t calls_ = 0;
