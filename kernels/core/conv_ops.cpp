@@ -37,9 +37,10 @@ std::vector<Tensor> onnx_conv(ConvImpl impl, OutputAlloc alloc, const KernelCall
     p.act = parse_activation(attr_string(c.attrs, "activation", ""),
                              attr_floats(c.attrs, "activation_params"));
   if (c.epilogue) {
-    // The plan fuses an activation only into a convolution without one of its own.
-    check(p.act.kind == Activation::None, "a fused activation and an epilogue together");
-    p.act = *c.epilogue;
+    // The plan fuses an activation (no affine: EpilogueSupport::PiecewiseLinear) only into a
+    // convolution without one of its own.
+    check(p.act.kind == Activation::None && c.epilogue->mul.empty(), "a fused activation and an epilogue together");
+    p.act = c.epilogue->act;
   }
   return {run_conv(impl, alloc, p, c, x, w, b, z)};
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -166,6 +167,14 @@ Tensor pooled_tensor(DType dtype, Shape shape, BufferPool& pool) {
   return t;
 }
 }  // namespace
+
+void batch_norm_factors(const float* scale, const float* bias, const float* mean, const float* var, float epsilon,
+                        std::int64_t channels, float* mul, float* add) {
+  for (std::int64_t k = 0; k < channels; ++k) {
+    mul[k] = scale[k] / std::sqrt(var[k] + epsilon);
+    add[k] = bias[k] - mean[k] * mul[k];
+  }
+}
 
 Tensor alloc(DType dtype, Shape shape) { return pooled_tensor(dtype, std::move(shape), zeroed_pool()); }
 

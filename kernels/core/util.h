@@ -29,6 +29,12 @@ void check_tensor_size(DType dtype, const Shape& shape, std::string_view what = 
 /// "[1, 3, 224, 224]".
 std::string shape_str(const Shape& s);
 
+/// An inference BatchNormalization as y = x * mul + add per channel, from its scale, bias,
+/// mean and variance (each `channels` long): the one formula the fast norm kernel and the
+/// executor's fused Concat -> norm epilogue share, so fusing changes no bit.
+void batch_norm_factors(const float* scale, const float* bias, const float* mean, const float* var, float epsilon,
+                        std::int64_t channels, float* mul, float* add);
+
 /// A fresh tensor of `dtype`/`shape` with a zero-filled buffer the caller may write
 /// through mut<T>() (the buffer is created mutable, so writing through it is defined).
 Tensor alloc(DType dtype, Shape shape);

@@ -1,4 +1,4 @@
-// Which activation nodes the fast executor runs inside their producer (epilogue_fusion.h).
+// Which nodes the fast executor runs inside their producer (epilogue_fusion.h).
 #include "executor/epilogue_fusion.h"
 
 #include <string>
@@ -20,18 +20,16 @@ bool applies_activation(const Node& n) {
   }
 }
 
-}  // namespace
-
-bool accepts(EpilogueSupport support, Activation kind) {
-  switch (support) {
-    case EpilogueSupport::None: return false;
-    case EpilogueSupport::Relu: return kind == Activation::Relu;
-    case EpilogueSupport::PiecewiseLinear:
-      return kind == Activation::Relu || kind == Activation::LeakyRelu || kind == Activation::Clip ||
-             kind == Activation::HardSigmoid || kind == Activation::HardSwish;
-  }
-  return false;
+// A producer the fusions may extend: one output, read by one node only, not a graph output,
+// no activation of its own, not in training mode.
+bool fusable_producer(const Graph& g, NodeId producer) {
+  const Node& pn = g.node(producer);
+  const std::int64_t* training = pn.attrs.get_if<std::int64_t>("training_mode");
+  return pn.outputs.size() == 1 && !(training && *training != 0) && !applies_activation(pn) &&
+         g.use_count(producer) == 1 && !g.has_graph_output(producer);
 }
+
+}  // namespace
 
 ActivationSpec activation_of(const Node& n) {
   const std::string_view op = n.op.name();
@@ -49,18 +47,16 @@ ActivationSpec activation_of(const Node& n) {
 std::vector<EpilogueFusion> find_epilogue_fusions(const Graph& g) {
   std::vector<EpilogueFusion> out;
   for (NodeId id : g.topological_order()) {
-    const Node& an = g.node(id);
-    const ActivationSpec spec = activation_of(an);
-    if (spec.kind == Activation::None || an.inputs.size() != 1 || an.outputs.size() != 1 ||
-        !an.inputs[0].valid() || an.inputs[0].port != 0)
-      continue;
-    const NodeId producer = an.inputs[0].node;
-    const Node& pn = g.node(producer);
-    const std::int64_t* training = pn.attrs.get_if<std::int64_t>("training_mode");
-    if (pn.outputs.size() != 1 || (training && *training != 0) || applies_activation(pn) ||
-        g.use_count(producer) != 1 || g.has_graph_output(producer))
-      continue;
-    out.push_back({producer, id, spec});
+    const Node& rn = g.node(id);
+    if (rn.inputs.empty() || rn.outputs.size() != 1 || !rn.inputs[0].valid() || rn.inputs[0].port != 0) continue;
+    const NodeId producer = rn.inputs[0].node;
+    const ActivationSpec act = activation_of(rn);
+    const std::int64_t* training = rn.attrs.get_if<std::int64_t>("training_mode");
+    const bool norm = rn.op.name() == "BatchNormalization" && rn.inputs.size() == 5 && !(training && *training != 0) &&
+                      g.node(producer).op.name() == "Concat";
+    if ((act.kind == Activation::None || rn.inputs.size() != 1) && !norm) continue;
+    if (!fusable_producer(g, producer)) continue;
+    out.push_back({producer, id, norm ? ActivationSpec{} : act});
   }
   return out;
 }

@@ -20,9 +20,10 @@ struct Executor::Plan {
     const KernelFn* kernel;  // null for Input and constant nodes
     LayoutSupport support;
     std::vector<bool> input_is_const;
-    // An activation this node's kernel applies to its output (epilogue_fusion.h).
-    std::optional<ActivationSpec> epilogue;
-    // A fused-away activation: takes this node's output as its own, no kernel call.
+    // What this node's kernel applies to its output for the nodes fused into it
+    // (epilogue_fusion.h).
+    std::optional<Epilogue> epilogue;
+    // A fused-away node: takes this node's output as its own, no kernel call.
     NodeId forward_from = kNoNode;
   };
   std::vector<Step> steps;
@@ -170,20 +171,49 @@ Executor::Executor(const Graph& g, ExecOptions options)
     }
     plan_->steps.push_back(std::move(step));
   }
-  if (options_.set == KernelSet::Fast && options_.fuse_activations) fuse_activations(g, reg);
+  if (options_.set == KernelSet::Fast && options_.fuse_epilogues) fuse_epilogues(g, reg);
 }
 
-void Executor::fuse_activations(const Graph& g, const KernelRegistry& reg) {
+// The per-channel affine of a BatchNormalization whose four parameters are constants of one
+// length; false (not fused) otherwise.
+bool Executor::norm_epilogue(const Node& bn, Epilogue& e) const {
+  const Tensor* p[4];
+  for (std::size_t i = 0; i < 4; ++i) {
+    const ValueRef in = bn.inputs[i + 1];
+    if (!in.valid() || plan_->constants[in.node].empty() || in.port != 0) return false;
+    p[i] = &plan_->constants[in.node][0];
+    if (p[i]->dtype != DType::Float32 || !p[i]->has_data() || p[i]->shape.size() != 1 ||
+        p[i]->shape != p[0]->shape)
+      return false;
+  }
+  const std::int64_t ch = p[0]->shape[0];
+  e.mul.resize(static_cast<std::size_t>(ch));
+  e.add.resize(static_cast<std::size_t>(ch));
+  batch_norm_factors(p[0]->as<float>(), p[1]->as<float>(), p[2]->as<float>(), p[3]->as<float>(),
+                     attr_float(bn.attrs, "epsilon", 1e-5f), ch, e.mul.data(), e.add.data());
+  return true;
+}
+
+void Executor::fuse_epilogues(const Graph& g, const KernelRegistry& reg) {
   std::vector<std::size_t> step_of(g.capacity(), 0);
   for (std::size_t i = 0; i < plan_->steps.size(); ++i) step_of[plan_->steps[i].node] = i;
   for (const EpilogueFusion& f : find_epilogue_fusions(g)) {
-    Plan::Step& producer = plan_->steps[step_of[f.producer]];
-    Plan::Step& act = plan_->steps[step_of[f.activation]];
-    if (!producer.kernel || !act.kernel) continue;  // a constant producer: nothing runs
-    if (accepts(reg.epilogue_support(g.node(f.producer).op.name()), f.spec.kind)) {
-      producer.epilogue = f.spec;
-      act.forward_from = f.producer;
+    Plan::Step& reader = plan_->steps[step_of[f.reader]];
+    // The node whose kernel computes the producer's value: itself, or the one it was fused into.
+    NodeId root = f.producer;
+    while (plan_->steps[step_of[root]].forward_from != kNoNode) root = plan_->steps[step_of[root]].forward_from;
+    Plan::Step& producer = plan_->steps[step_of[root]];
+    if (!producer.kernel || !reader.kernel) continue;  // a constant producer: nothing runs
+    Epilogue e = producer.epilogue.value_or(Epilogue{});
+    if (e.act.kind != Activation::None) continue;  // nothing follows an activation
+    if (f.act.kind != Activation::None) {
+      e.act = f.act;
+    } else if (!e.mul.empty() || !norm_epilogue(g.node(f.reader), e)) {
+      continue;
     }
+    if (!accepts(reg.epilogue_support(g.node(root).op.name()), e)) continue;
+    producer.epilogue = std::move(e);
+    reader.forward_from = f.producer;
   }
 }
 
@@ -214,7 +244,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& given, RunProfile* 
     }
     if (!step.kernel) continue;  // a graph input, already bound
     if (step.forward_from != kNoNode) {
-      // The activation ran in its producer, whose only reader it is: its output is the producer's.
+      // The node ran in its producer, whose only reader it is: its output is the producer's.
       values[step.node] = std::move(values[step.forward_from]);
       vals.layout[step.node] = std::move(vals.layout[step.forward_from]);
       uses[step.forward_from] = 0;

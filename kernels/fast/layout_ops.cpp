@@ -4,6 +4,7 @@
 // and the next convolution forward to NHWC again.
 
 #include <cstring>
+#include <string>
 
 #include "core/util.h"
 #include "fast/buffers.h"
@@ -14,8 +15,59 @@ namespace graphfuse::kernels {
 
 namespace {
 
+// n channels of the concatenation from src to dst, through the plan's epilogue (a fused
+// BatchNormalization's per-channel mul/add from channel `first` on, and its Relu) or copied.
+void copy_channels(const float* src, float* dst, std::int64_t n, const Epilogue* e, std::int64_t first) {
+  if (!e) {
+    std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
+    return;
+  }
+  const float* mul = e->mul.data() + first;
+  const float* add = e->add.data() + first;
+  if (e->act.kind == Activation::Relu) {
+    // As the Relu kernels compute it: NaN becomes 0.
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float v = src[j] * mul[j] + add[j];
+      dst[j] = v > 0.0f ? v : 0.0f;
+    }
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) dst[j] = src[j] * mul[j] + add[j];
+  }
+}
+
+void check_epilogue_channels(const Epilogue* e, std::int64_t channels) {
+  if (e && static_cast<std::int64_t>(e->mul.size()) != channels)
+    fail("the fused BatchNormalization has " + std::to_string(e->mul.size()) + " channels, the concatenation " +
+         std::to_string(channels));
+}
+
+// The reference Concat (plain NCHW), then the plan's epilogue per channel plane.
+std::vector<Tensor> concat_plain(const KernelFn& ref, const KernelCall& c) {
+  std::vector<Tensor> y = fast::run_plain(ref, c);
+  const Epilogue* e = c.epilogue;
+  if (!e) return y;
+  const Tensor& x = y.at(0);
+  check(x.dtype == DType::Float32 && x.shape.size() >= 2, "a normalized Concat must be float32 of rank >= 2");
+  check_epilogue_channels(e, x.shape[1]);
+  Tensor out = fast::alloc_output_f32(x.shape);
+  const std::int64_t ch = x.shape[1], inner = numel(Shape(x.shape.begin() + 2, x.shape.end()));
+  const float* xp = x.as<float>();
+  float* op = mut<float>(out);
+  fast::team_for(x.shape[0] * ch, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t plane = begin; plane < end; ++plane) {
+      const std::int64_t k = plane % ch;
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const float v = xp[plane * inner + i] * e->mul[static_cast<std::size_t>(k)] + e->add[static_cast<std::size_t>(k)];
+        op[plane * inner + i] = e->act.kind == Activation::Relu && !(v > 0.0f) ? 0.0f : v;
+      }
+    }
+  });
+  return {out};
+}
+
 // Concat of 4-D float32 tensors along channels, in NHWC: per pixel, each input's channels
-// in turn. Any other Concat runs the reference on NCHW inputs.
+// in turn, normalized on the way when the plan fused the BatchNormalization that alone reads
+// the result (epilogue_fusion.h). Any other Concat runs the reference on NCHW inputs.
 std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
   const Tensor& first = c.required(0);
   bool nhwc = first.shape.size() == 4 && first.dtype == DType::Float32 && c.prefer_channels_last;
@@ -27,7 +79,7 @@ std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
     nhwc = nhwc && t->dtype == DType::Float32 && t->has_data() && t->shape.size() == 4 && t->shape[0] == first.shape[0] &&
            t->shape[2] == first.shape[2] && t->shape[3] == first.shape[3];
   }
-  if (!nhwc) return fast::run_plain(ref, c);
+  if (!nhwc) return concat_plain(ref, c);
   // Inputs that arrived NCHW (the first one may) are converted here.
   std::vector<Tensor> converted;
   converted.reserve(parts.size());
@@ -47,16 +99,18 @@ std::vector<Tensor> concat(const KernelFn& ref, const KernelCall& c) {
   }
   Shape out = first.shape;
   out[1] = total;
+  const Epilogue* e = c.epilogue;
+  check_epilogue_channels(e, total);
   Tensor y = fast::alloc_output_f32(out);
   float* yp = mut<float>(y);
   const std::int64_t pixels = out[0] * out[2] * out[3];
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 14) / std::max<std::int64_t>(total, 1));
   fast::team_for(pixels, grain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t p = begin; p < end; ++p) {
-      float* dst = yp + p * total;
+      std::int64_t off = 0;
       for (std::size_t k = 0; k < src.size(); ++k) {
-        std::memcpy(dst, src[k] + p * channels[k], static_cast<std::size_t>(channels[k]) * sizeof(float));
-        dst += channels[k];
+        copy_channels(src[k] + p * channels[k], yp + p * total + off, channels[k], e, off);
+        off += channels[k];
       }
     }
   });
@@ -96,6 +150,7 @@ std::vector<Tensor> pad(const KernelFn& ref, const KernelCall& c) {
 void register_fast_layout_ops(KernelRegistry& r) {
   KernelFn concat_ref = *r.find("Concat");
   r.add("Concat", [concat_ref](const KernelCall& c) { return concat(concat_ref, c); }, LayoutSupport::ChannelsLast);
+  r.set_epilogue_support("Concat", EpilogueSupport::ChannelAffine);
   KernelFn pad_ref = *r.find("Pad");
   r.add("Pad", [pad_ref](const KernelCall& c) { return pad(pad_ref, c); }, LayoutSupport::ChannelsLast);
 }

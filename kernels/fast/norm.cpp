@@ -153,7 +153,7 @@ std::vector<Tensor> simplified_layer_norm(const KernelFn& fallback, const Kernel
 // gives it the Relu that is its only reader: DenseNet's BN -> Relu before each convolution).
 std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
   const Tensor& x = c.required(0);
-  const bool relu = c.epilogue != nullptr;  // registered for Relu epilogues only
+  const bool relu = c.epilogue != nullptr;  // registered for a Relu epilogue only
   // Relu as the fast Relu kernel computes it (a NaN becomes 0 there too).
   auto act = [relu](float v) { return relu ? (v > 0.0f ? v : 0.0f) : v; };
   auto fallback = [&](const KernelCall& call) {
@@ -178,13 +178,11 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
   const float* xp = f32(x, "X");
   Tensor y = fast::alloc_output_f32(x.shape);  // every element is written below
   float* yp = mut<float>(y);
+  // One multiply-add per element with per-channel factors.
+  std::vector<float> mul(static_cast<std::size_t>(ch)), add(static_cast<std::size_t>(ch));
+  batch_norm_factors(s, b, m, v, eps, ch, mul.data(), add.data());
   if (c.layout(0) == Layout::ChannelsLast) {
-    // NHWC: rows of `ch` channels, one multiply-add per element with per-channel factors.
-    std::vector<float> mul(static_cast<std::size_t>(ch)), add(static_cast<std::size_t>(ch));
-    for (std::int64_t k = 0; k < ch; ++k) {
-      mul[k] = s[k] / std::sqrt(v[k] + eps);
-      add[k] = b[k] - m[k] * mul[k];
-    }
+    // NHWC: rows of `ch` channels.
     rows_parallel(x.shape[0] * inner, ch, [&](std::int64_t p) {
       for (std::int64_t k = 0; k < ch; ++k) yp[p * ch + k] = act(xp[p * ch + k] * mul[k] + add[k]);
     });
@@ -192,10 +190,8 @@ std::vector<Tensor> batch_norm(const KernelFn& reference, const KernelCall& c) {
     return {y};
   }
   rows_parallel(x.shape[0] * ch, inner, [&](std::int64_t plane) {
-    const std::int64_t k = plane % ch;
-    // Folded into one multiply-add per element.
-    const float mul = s[k] / std::sqrt(v[k] + eps), add = b[k] - m[k] * mul;
-    for (std::int64_t i = 0; i < inner; ++i) yp[plane * inner + i] = act(xp[plane * inner + i] * mul + add);
+    const float mk = mul[static_cast<std::size_t>(plane % ch)], ak = add[static_cast<std::size_t>(plane % ch)];
+    for (std::int64_t i = 0; i < inner; ++i) yp[plane * inner + i] = act(xp[plane * inner + i] * mk + ak);
   });
   return {y};
 }

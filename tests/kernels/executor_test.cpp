@@ -210,7 +210,7 @@ TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
 // activation as the convolution's post-op (no call of its own, 0 ms), in both layouts, with
 // the reference kernels' results. Not fused: a Sigmoid (its standalone kernel is faster than
 // oneDNN's post-op), an activation after a FusedConv that applies one already, one after a
-// convolution something else reads too, and ExecOptions::fuse_activations = false.
+// convolution something else reads too, and ExecOptions::fuse_epilogues = false.
 TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
   Graph g;
   auto x = float_input(g, "x", {1, 6, 9, 7});
@@ -254,12 +254,73 @@ TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
     gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
     o.channels_last = channels_last;
     EXPECT_EQ(own_calls(o), (std::vector<std::string>{"sig", "relu5", "relu6"}));
-    o.fuse_activations = false;
+    o.fuse_epilogues = false;
     EXPECT_EQ(own_calls(o), (std::vector<std::string>{"relu", "leaky", "hsig", "sig", "relu5", "relu6"}));
   }
   // The activations changed something: negatives were clipped and scaled on the way.
   const auto v = values(r[0]);
   EXPECT_GT(std::count_if(v.begin(), v.end(), [](float e) { return e > 0.0f; }), 0);
+}
+
+// DenseNet's Concat -> BatchNormalization -> Relu: the fast set writes the concatenation
+// normalized (and clamped) in one pass; the norm and the Relu run no kernel of their own,
+// in both layouts, and the result is the reference kernels'. A norm whose Concat something
+// else reads too keeps its own call (its Relu still runs inside it), and so does a norm after
+// an Add (not a Concat). Concat -> norm without a Relu fuses too.
+TEST(Executor, ConcatWritesTheNormalizationThatAloneReadsIt) {
+  Graph g;
+  auto x = float_input(g, "x", {1, 4, 7, 6});
+  auto cst = [&](const std::string& id, Tensor t) {
+    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
+  };
+  unsigned seed = 60;
+  auto conv = [&](const std::string& id, graphfuse::NodeId in, std::int64_t cin, std::int64_t cout) {
+    return g.add_node(id, OpType::intern("Conv"),
+                      {{in, 0}, {cst(id + "w", rnd({cout, cin, 1, 1}, seed++)), 0}, {cst(id + "b", rnd({cout}, seed++)), 0}});
+  };
+  auto bn = [&](const std::string& id, graphfuse::NodeId in, std::int64_t ch) {
+    return g.add_node(id, OpType::intern("BatchNormalization"),
+                      {{in, 0}, {cst(id + "s", rnd({ch}, seed++, 0.5f, 1.5f)), 0}, {cst(id + "b", rnd({ch}, seed++)), 0},
+                       {cst(id + "m", rnd({ch}, seed++)), 0}, {cst(id + "v", rnd({ch}, seed++, 0.5f, 2.0f)), 0}},
+                      attrs({{"epsilon", 1e-3f}}));
+  };
+  auto concat = [&](const std::string& id, std::vector<graphfuse::NodeId> ins) {
+    std::vector<ValueRef> refs;
+    for (auto n : ins) refs.push_back({n, 0});
+    return g.add_node(id, OpType::intern("Concat"), refs, attrs({{"axis", std::int64_t{1}}}));
+  };
+  auto a = conv("a", x, 4, 3), b = conv("b", x, 4, 5);
+  auto cat1 = concat("cat1", {a, b});                                                // fused with n1 and r1
+  auto n1 = bn("n1", cat1, 8);
+  auto r1 = g.add_node("r1", OpType::intern("Relu"), {{n1, 0}});
+  auto c = conv("c", r1, 8, 6);
+  auto cat2 = concat("cat2", {a, b, c});                                             // also read by add
+  auto n2 = bn("n2", cat2, 14);
+  auto r2 = g.add_node("r2", OpType::intern("Relu"), {{n2, 0}});                     // inside n2
+  auto add = g.add_node("add", OpType::intern("Add"), {{cat2, 0}, {r2, 0}});
+  auto n3 = bn("n3", add, 14);                                                       // after an Add
+  auto cat3 = concat("cat3", {n3, c});                                               // fused with n4, no Relu
+  auto n4 = bn("n4", cat3, 20);
+  g.add_output({n4, 0});
+  const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
+  auto own_calls = [&](const gk::ExecOptions& o) {
+    std::vector<std::string> called;
+    gk::Executor ex(g, o);
+    ex.set_node_observer([&](const graphfuse::Node& n, const gk::KernelCall&, const std::vector<Tensor>&) {
+      const std::string op(n.op.name());
+      if (op == "BatchNormalization" || op == "Relu") called.push_back(n.id);
+    });
+    const auto f = ex.run({});
+    expect_close(f[0], r[0], 1e-5, 1e-6, o.channels_last ? "NHWC" : "NCHW");
+    return called;
+  };
+  for (bool channels_last : {false, true}) {
+    gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
+    o.channels_last = channels_last;
+    EXPECT_EQ(own_calls(o), (std::vector<std::string>{"n2", "n3"}));
+    o.fuse_epilogues = false;
+    EXPECT_EQ(own_calls(o), (std::vector<std::string>{"n1", "r1", "n2", "r2", "n3", "n4"}));
+  }
 }
 
 TEST(Executor, VerifyRewriteComparesOnSharedInputs) {

@@ -31,11 +31,12 @@ struct ExecOptions {
   /// convolutions, pooling, elementwise ops), converting only where a kernel needs NCHW.
   /// Results are always returned NCHW.
   bool channels_last = true;
-  /// Fast set only: an activation node whose input is the only output of a node it alone
-  /// reads runs inside that node's kernel where the kernel supports it (BatchNormalization ->
-  /// Relu; Conv -> Relu, Sigmoid, Tanh, QuickGelu, ...; kernels/executor/epilogue_fusion.h).
-  /// The node observer then sees one call for both, and the activation takes 0 ms.
-  bool fuse_activations = true;
+  /// Fast set only: a node that alone reads the only output of another runs inside that
+  /// node's kernel where the kernel supports it (BatchNormalization -> Relu; Conv -> Relu,
+  /// LeakyRelu, HardSigmoid, HardSwish; Concat -> BatchNormalization [-> Relu];
+  /// kernels/executor/epilogue_fusion.h). The node observer then sees one call for them
+  /// all, and the fused nodes take 0 ms.
+  bool fuse_epilogues = true;
 };
 
 /// Called after each kernel with the node, the call its kernel got (inputs in the
@@ -85,7 +86,8 @@ class Executor {
 
  private:
   struct Plan;
-  void fuse_activations(const Graph& g, const KernelRegistry& reg);
+  void fuse_epilogues(const Graph& g, const KernelRegistry& reg);
+  bool norm_epilogue(const Node& bn, Epilogue& e) const;
   const Graph& g_;
   ExecOptions options_;
   NodeObserver observer_;

@@ -11,6 +11,7 @@
 
 #include "graphfuse/attribute.h"
 #include "graphfuse/graph.h"
+#include "graphfuse/kernels/conv.h"
 
 namespace graphfuse::kernels {
 
@@ -27,16 +28,25 @@ KernelSet kernel_set_from_name(std::string_view name);
 /// ChannelsLast values, and only for kernels that declare they accept them.
 enum class Layout : std::uint8_t { Plain, ChannelsLast };
 
-struct ActivationSpec;  // graphfuse/kernels/conv.h
+/// What the executor's plan asks a kernel to apply to its output 0 before returning it
+/// (KernelCall::epilogue), in place of the nodes that alone read that output:
+/// y = act(y * mul[c] + add[c]), c the channel (dim 1). The per-channel affine is a fused
+/// inference BatchNormalization (present when `mul` is not empty); act may be None.
+struct Epilogue {
+  std::vector<float> mul, add;
+  ActivationSpec act;
+};
 
-/// Which activations a kernel applies to its output when the executor's plan asks it to
-/// (KernelCall::epilogue): a unary activation node whose only input is this node's only
-/// output, and its only reader, then costs no pass of its own.
+/// Which epilogues a kernel applies (KernelRegistry::set_epilogue_support).
 enum class EpilogueSupport : std::uint8_t {
   None,
-  Relu,             ///< Relu only (BatchNormalization's one-pass loop)
-  PiecewiseLinear,  ///< Relu, LeakyRelu, Clip, HardSigmoid, HardSwish (oneDNN post-ops)
+  Relu,             ///< a Relu, no affine (BatchNormalization's one-pass loop)
+  PiecewiseLinear,  ///< Relu, LeakyRelu, Clip, HardSigmoid or HardSwish, no affine (oneDNN post-ops)
+  ChannelAffine,    ///< the affine, with or without a Relu (Concat: DenseNet's Concat -> norm -> Relu)
 };
+
+/// Whether a kernel with this support applies e.
+bool accepts(EpilogueSupport support, const Epilogue& e);
 
 /// Which layouts a kernel accepts (the executor converts inputs to fit).
 enum class LayoutSupport : std::uint8_t {
@@ -67,9 +77,9 @@ struct KernelCall {
   bool prefer_channels_last = false;
   /// Set by the kernel: the physical layout of its 4-D outputs.
   mutable Layout out_layout = Layout::Plain;
-  /// Set by the executor's plan, only for kernels registered with EpilogueSupport: the
-  /// activation to apply to output 0 before returning it (the fused node's, not this one's).
-  const ActivationSpec* epilogue = nullptr;
+  /// Set by the executor's plan, only for kernels whose EpilogueSupport accepts it: what to
+  /// apply to output 0 before returning it (the fused nodes', not this one's).
+  const Epilogue* epilogue = nullptr;
 
   /// Input i, or null when absent / out of range.
   const Tensor* input(std::size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
