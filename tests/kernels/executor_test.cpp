@@ -206,6 +206,25 @@ TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
   EXPECT_GT(std::count_if(v.begin(), v.end(), [](float e) { return e > 0.0f; }), 0);
 }
 
+// A constant node holding t.
+graphfuse::NodeId add_const(Graph& g, const std::string& id, Tensor t) {
+  return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
+}
+
+// One fast run of g (expected: the reference kernels' output 0): the ids of the nodes whose
+// kernel ran, among those whose op is in `ops`, in order.
+std::vector<std::string> kernel_calls(const Graph& g, const gk::ExecOptions& o, const std::vector<std::string>& ops,
+                                      const Tensor& expected, double rtol) {
+  std::vector<std::string> called;
+  gk::Executor ex(g, o);
+  ex.set_node_observer([&](const graphfuse::Node& n, const gk::KernelCall&, const std::vector<Tensor>&) {
+    if (std::find(ops.begin(), ops.end(), std::string(n.op.name())) != ops.end()) called.push_back(n.id);
+  });
+  const auto f = ex.run({});
+  expect_close(f[0], expected, rtol, rtol / 10, o.channels_last ? "NHWC" : "NCHW");
+  return called;
+}
+
 // Conv -> Relu / LeakyRelu / HardSigmoid in a graph no rule fused: the fast set runs each
 // activation as the convolution's post-op (no call of its own, 0 ms), in both layouts, with
 // the reference kernels' results. Not fused: a Sigmoid (its standalone kernel is faster than
@@ -214,9 +233,7 @@ TEST(Executor, BatchNormReluRunsInOnePassWhereTheReluIsTheOnlyReader) {
 TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
   Graph g;
   auto x = float_input(g, "x", {1, 6, 9, 7});
-  auto cst = [&](const std::string& id, Tensor t) {
-    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
-  };
+  auto cst = [&](const std::string& id, Tensor t) { return add_const(g, id, std::move(t)); };
   unsigned seed = 40;
   auto conv = [&](const std::string& id, graphfuse::NodeId in, const char* op = "Conv", Attributes a = {}) {
     a.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
@@ -240,15 +257,7 @@ TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
   g.add_output({add, 0});
   const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
   auto own_calls = [&](const gk::ExecOptions& o) {
-    std::vector<std::string> called;
-    gk::Executor ex(g, o);
-    ex.set_node_observer([&](const graphfuse::Node& n, const gk::KernelCall&, const std::vector<Tensor>&) {
-      const std::string op(n.op.name());
-      if (op != "Conv" && op != "com.microsoft.FusedConv" && op != "Add") called.push_back(n.id);
-    });
-    const auto f = ex.run({});
-    expect_close(f[0], r[0], 1e-4, 1e-5, o.channels_last ? "NHWC" : "NCHW");
-    return called;
+    return kernel_calls(g, o, {"Relu", "LeakyRelu", "HardSigmoid", "Sigmoid"}, r[0], 1e-4);
   };
   for (bool channels_last : {false, true}) {
     gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
@@ -270,9 +279,7 @@ TEST(Executor, ConvolutionsApplyTheirOnlyReadersPiecewiseLinearActivation) {
 TEST(Executor, ConcatWritesTheNormalizationThatAloneReadsIt) {
   Graph g;
   auto x = float_input(g, "x", {1, 4, 7, 6});
-  auto cst = [&](const std::string& id, Tensor t) {
-    return g.add_node(id, OpType::intern("Const"), {}, attrs({{"value", t}}));
-  };
+  auto cst = [&](const std::string& id, Tensor t) { return add_const(g, id, std::move(t)); };
   unsigned seed = 60;
   auto conv = [&](const std::string& id, graphfuse::NodeId in, std::int64_t cin, std::int64_t cout) {
     return g.add_node(id, OpType::intern("Conv"),
@@ -303,17 +310,7 @@ TEST(Executor, ConcatWritesTheNormalizationThatAloneReadsIt) {
   auto n4 = bn("n4", cat3, 20);
   g.add_output({n4, 0});
   const auto r = gk::run_graph(g, {}, {gk::KernelSet::Reference, 1, 4, {}});
-  auto own_calls = [&](const gk::ExecOptions& o) {
-    std::vector<std::string> called;
-    gk::Executor ex(g, o);
-    ex.set_node_observer([&](const graphfuse::Node& n, const gk::KernelCall&, const std::vector<Tensor>&) {
-      const std::string op(n.op.name());
-      if (op == "BatchNormalization" || op == "Relu") called.push_back(n.id);
-    });
-    const auto f = ex.run({});
-    expect_close(f[0], r[0], 1e-5, 1e-6, o.channels_last ? "NHWC" : "NCHW");
-    return called;
-  };
+  auto own_calls = [&](const gk::ExecOptions& o) { return kernel_calls(g, o, {"BatchNormalization", "Relu"}, r[0], 1e-5); };
   for (bool channels_last : {false, true}) {
     gk::ExecOptions o{gk::KernelSet::Fast, 1, 4, {}};
     o.channels_last = channels_last;
