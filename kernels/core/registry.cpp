@@ -56,20 +56,6 @@ LayoutSupport KernelRegistry::layout_support(std::string_view op) const {
   return it == map_.end() ? LayoutSupport::PlainOnly : it->second.support;
 }
 
-bool accepts(EpilogueSupport support, const Epilogue& e) {
-  const Activation a = e.act.kind;
-  const bool affine = !e.mul.empty();
-  switch (support) {
-    case EpilogueSupport::None: return false;
-    case EpilogueSupport::Relu: return !affine && a == Activation::Relu;
-    case EpilogueSupport::PiecewiseLinear:
-      return !affine && (a == Activation::Relu || a == Activation::LeakyRelu || a == Activation::Clip ||
-                         a == Activation::HardSigmoid || a == Activation::HardSwish);
-    case EpilogueSupport::ChannelAffine: return affine && (a == Activation::None || a == Activation::Relu);
-  }
-  return false;
-}
-
 void KernelRegistry::set_epilogue_support(std::string_view op, EpilogueSupport support) {
   auto it = map_.find(op);
   if (it == map_.end()) fail("no kernel for op '" + std::string(op) + "' to declare epilogues for");

@@ -41,28 +41,12 @@ void check_epilogue_channels(const Epilogue* e, std::int64_t channels) {
          std::to_string(channels));
 }
 
-// The reference Concat (plain NCHW), then the plan's epilogue per channel plane.
+// The reference Concat (plain NCHW), then the plan's epilogue in a pass of its own (the
+// executor's channels-last mode off: not the case that pays).
 std::vector<Tensor> concat_plain(const KernelFn& ref, const KernelCall& c) {
   std::vector<Tensor> y = fast::run_plain(ref, c);
-  const Epilogue* e = c.epilogue;
-  if (!e) return y;
-  const Tensor& x = y.at(0);
-  check(x.dtype == DType::Float32 && x.shape.size() >= 2, "a normalized Concat must be float32 of rank >= 2");
-  check_epilogue_channels(e, x.shape[1]);
-  Tensor out = fast::alloc_output_f32(x.shape);
-  const std::int64_t ch = x.shape[1], inner = numel(Shape(x.shape.begin() + 2, x.shape.end()));
-  const float* xp = x.as<float>();
-  float* op = mut<float>(out);
-  fast::team_for(x.shape[0] * ch, 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t plane = begin; plane < end; ++plane) {
-      const std::int64_t k = plane % ch;
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const float v = xp[plane * inner + i] * e->mul[static_cast<std::size_t>(k)] + e->add[static_cast<std::size_t>(k)];
-        op[plane * inner + i] = e->act.kind == Activation::Relu && !(v > 0.0f) ? 0.0f : v;
-      }
-    }
-  });
-  return {out};
+  if (c.epilogue) y.at(0) = apply_epilogue(y.at(0), *c.epilogue);
+  return y;
 }
 
 // Concat of 4-D float32 tensors along channels, in NHWC: per pixel, each input's channels

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,6 +65,7 @@ struct Call {
   graphfuse::Attributes attrs;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
+  std::optional<gk::Epilogue> epilogue;  // what the executor's plan fused into the call
 };
 
 }  // namespace
@@ -106,8 +108,12 @@ int main(int argc, char** argv) {
           key += "|" + shape_of(c.inputs[k]) + (c.layout(k) == gk::Layout::ChannelsLast ? "L" : "P") +
                  (c.is_const(k) ? "c" : "");
         key += c.prefer_channels_last ? "|pcl" : "|";
+        if (c.epilogue)
+          key += "|epilogue " + std::to_string(static_cast<int>(c.epilogue->act.kind)) + " " +
+                 std::to_string(c.epilogue->act.alpha) + " " + std::to_string(c.epilogue->mul.size());
         if (calls.count(key)) return;
-        Call call{m + (graph == &g ? "" : " (fused)") + " node '" + n.id + "'", std::string(c.op), c.attrs, {}, {}};
+        Call call{m + (graph == &g ? "" : " (fused)") + " node '" + n.id + "'", std::string(c.op), c.attrs, {}, {}, {}};
+        if (c.epilogue) call.epilogue = *c.epilogue;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
           if (!c.inputs[k]) {
             Tensor none;
@@ -158,7 +164,8 @@ int main(int argc, char** argv) {
   // Every distinct call against the reference kernels.
   const auto t1 = std::chrono::steady_clock::now();
   for (const auto& [key, c] : calls) {
-    const auto expected = gk::run_op(gk::KernelSet::Reference, c.op, c.inputs, c.attrs, c.outputs.size());
+    auto expected = gk::run_op(gk::KernelSet::Reference, c.op, c.inputs, c.attrs, c.outputs.size());
+    if (c.epilogue) expected.at(0) = gk::apply_epilogue(expected.at(0), *c.epilogue);
     for (const gk::TensorDiff& d : gk::compare_outputs(c.outputs, expected, 1e-3, 1e-4)) {
       if (d.pass) continue;
       std::printf("FAIL     %s (%s): fast vs reference max_abs %.3g max_rel %.3g (output scale %.3g)\n",

@@ -48,6 +48,10 @@ enum class EpilogueSupport : std::uint8_t {
 /// Whether a kernel with this support applies e.
 bool accepts(EpilogueSupport support, const Epilogue& e);
 
+/// y (float32, plain layout, channels on dim 1) with e applied: the scalar definition the
+/// kernels that take epilogues agree with (ActivationSpec::apply for the activation).
+Tensor apply_epilogue(const Tensor& y, const Epilogue& e);
+
 /// Which layouts a kernel accepts (the executor converts inputs to fit).
 enum class LayoutSupport : std::uint8_t {
   PlainOnly,     ///< every input Plain (the default)
