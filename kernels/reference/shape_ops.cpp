@@ -171,7 +171,7 @@ std::vector<Tensor> transpose(const KernelCall& c) {
     out[d] = x.shape[p];
     src_stride[d] = in_strides[p];
   }
-  Tensor y = alloc(x.dtype, out);
+  Tensor y = alloc_unfilled(x.dtype, out);  // every element is written below
   strided_copy(es, x.data->data(), mut<char>(y), out, src_stride, 0);
   return {y};
 }
@@ -195,7 +195,7 @@ std::vector<Tensor> concat(const KernelCall& c) {
     out[axis] += t->shape[axis];
     parts.push_back(t);
   }
-  Tensor y = alloc(first.dtype, out);
+  Tensor y = alloc_unfilled(first.dtype, out);  // every element is written below
   const std::int64_t outer = numel(Shape(out.begin(), out.begin() + axis));
   const std::int64_t inner = numel(Shape(out.begin() + axis + 1, out.end()));
   char* dst = mut<char>(y);
@@ -238,7 +238,7 @@ std::vector<Tensor> split(const KernelCall& c) {
   for (auto len : sizes) {
     Shape s = x.shape;
     s[axis] = len;
-    Tensor y = alloc(x.dtype, s);
+    Tensor y = alloc_unfilled(x.dtype, s);  // every element is written below
     const std::size_t chunk = static_cast<std::size_t>(len * inner) * es;
     for (std::int64_t o = 0; o < outer; ++o)
       std::memcpy(mut<char>(y) + o * chunk, x.data->data() + ((o * dim + start) * inner) * es, chunk);
@@ -296,7 +296,7 @@ std::vector<Tensor> slice(const KernelCall& c) {
     base += begin[d] * in_strides[d];
     stride[d] = step[d] * in_strides[d];
   }
-  Tensor y = alloc(x.dtype, out);
+  Tensor y = alloc_unfilled(x.dtype, out);  // every element is written below
   strided_copy(es, x.data->data(), mut<char>(y), out, stride, base);
   return {y};
 }
@@ -314,7 +314,7 @@ std::vector<Tensor> gather(const KernelCall& c) {
   const std::int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   const std::int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
   const std::int64_t dim = x.shape[axis];
-  Tensor y = alloc(x.dtype, out);
+  Tensor y = alloc_unfilled(x.dtype, out);  // every element is written below
   char* dst = mut<char>(y);
   const std::size_t chunk = static_cast<std::size_t>(inner) * es;
   for (std::int64_t o = 0; o < outer; ++o)
