@@ -252,9 +252,12 @@ TEST(FastVsReference, Pooling) {
 // dilation, padding or ceil_mode, with channel counts that leave a vector tail, NaNs in
 // the input and windows that lie wholly in the padding.
 
-TEST(FastVsReference, MaxPoolChannelsLastIsExact) {
-  const gk::KernelFn* maxpool = gk::registry(gk::KernelSet::Fast).find("MaxPool");
-  ASSERT_TRUE(maxpool);
+// Channels-last MaxPool, AveragePool (with and without count_include_pad) and the global
+// pools run their own loop (fast/pool_nhwc.h): the max pools bit-identical to the reference
+// on NCHW, the averages within float rounding of its double sums, with ceil_mode overhangs,
+// dilations, asymmetric pads, windows wholly in the padding, channel counts off the vector
+// width, and NaNs (which max pooling passes over).
+TEST(FastVsReference, PoolsChannelsLastMatchTheReference) {
   struct Case {
     Shape x, kernel, strides, pads, dilations;
     std::int64_t ceil;
@@ -264,26 +267,41 @@ TEST(FastVsReference, MaxPoolChannelsLastIsExact) {
       {{2, 19, 11, 13}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
       {{1, 5, 9, 9}, {2, 3}, {1, 2}, {0, 1, 1, 0}, {2, 1}, 0},
       {{1, 40, 6, 6}, {2, 2}, {3, 3}, {2, 2, 2, 2}, {1, 1}, 1},  // corner windows all padding
+      {{1, 130, 8, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0},  // densenet's transition: 3 channel blocks
   };
-  for (const Case& k : cases) {
-    Tensor x = rnd(k.x, 7);
-    float* xv = reinterpret_cast<float*>(x.mutable_bytes());
-    xv[3] = std::numeric_limits<float>::quiet_NaN();
-    xv[x.num_elements() / 2] = std::numeric_limits<float>::quiet_NaN();
-    const Attributes a = attrs({{"kernel_shape", k.kernel}, {"strides", k.strides}, {"pads", k.pads},
-                                {"dilations", k.dilations}, {"ceil_mode", k.ceil}});
-    const Tensor want = ref("MaxPool", {x}, a)[0];
+  auto check = [](const char* op, const Tensor& x, const Attributes& a, const std::string& what) {
+    const Tensor want = ref(op, {x}, a)[0];
     const Tensor x_nhwc = nhwc(x);
-    gk::KernelCall call("mp", "MaxPool", a);
+    gk::KernelCall call("p", op, a);
     call.inputs = {&x_nhwc};
     call.layouts = {gk::Layout::ChannelsLast};
     call.prefer_channels_last = true;
-    const Tensor got = (*maxpool)(call).at(0);
-    ASSERT_EQ(call.out_layout, gk::Layout::ChannelsLast);
-    const Tensor want_nhwc = nhwc(want);
-    ASSERT_EQ(got.bytes().size(), want_nhwc.bytes().size());
-    EXPECT_EQ(std::memcmp(got.bytes().data(), want_nhwc.bytes().data(), got.bytes().size()), 0)
-        << "window " << k.kernel[0] << "x" << k.kernel[1] << " on " << k.x[1] << " channels";
+    const Tensor got = (*gk::registry(gk::KernelSet::Fast).find(op))(call).at(0);
+    const Tensor want_nhwc = want.shape[2] * want.shape[3] > 1 ? nhwc(want) : want;
+    ASSERT_EQ(got.bytes().size(), want_nhwc.bytes().size()) << op << " " << what;
+    if (std::string(op).find("Max") != std::string::npos)
+      EXPECT_EQ(std::memcmp(got.bytes().data(), want_nhwc.bytes().data(), got.bytes().size()), 0) << op << " " << what;
+    else  // a float sum against the reference's double one
+      expect_close(got, want_nhwc, 1e-6, 1e-7, std::string(op) + " " + what);
+  };
+  for (const Case& k : cases) {
+    Tensor x = rnd(k.x, 7);
+    const std::string what = std::to_string(k.kernel[0]) + "x" + std::to_string(k.kernel[1]) + " on " +
+                             std::to_string(k.x[1]) + " channels";
+    const Attributes a = attrs({{"kernel_shape", k.kernel}, {"strides", k.strides}, {"pads", k.pads},
+                                {"dilations", k.dilations}, {"ceil_mode", k.ceil}});
+    for (std::int64_t include : {0, 1}) {
+      Attributes avg = attrs({{"kernel_shape", k.kernel}, {"strides", k.strides}, {"pads", k.pads},
+                              {"ceil_mode", k.ceil}, {"count_include_pad", include}});
+      if (k.dilations != Shape{1, 1}) avg.set("dilations", k.dilations);  // AveragePool-19
+      check("AveragePool", x, avg, what + (include ? " counting pads" : ""));
+    }
+    check("GlobalAveragePool", x, {}, what);
+    float* xv = reinterpret_cast<float*>(x.mutable_bytes());
+    xv[3] = std::numeric_limits<float>::quiet_NaN();
+    xv[x.num_elements() / 2] = std::numeric_limits<float>::quiet_NaN();
+    check("MaxPool", x, a, what);
+    check("GlobalMaxPool", x, {}, what);
   }
 }
 
