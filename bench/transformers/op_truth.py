@@ -284,12 +284,14 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--levels", default="disabled,all")
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--hidden", type=int, default=0,
+                    help="hidden size for every op (0: each op's own, 768 or Llama's 2048)")
     a = ap.parse_args()
     rng = np.random.default_rng(3)
     print("| op | batch x seq x hidden | threads | level | fused ms | unfused ms | fused/unfused | max rel. diff |")
     print("|---|---|---|---|---|---|---|---|")
     for op in a.ops.split(","):
-        h = HIDDEN.get(op, 768)
+        h = a.hidden or HIDDEN.get(op, 768)
         heads = HEADS.get(op, 12)
         for size in a.sizes.split(","):
             b, s = (int(v) for v in size.split("x"))

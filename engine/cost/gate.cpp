@@ -164,14 +164,6 @@ class TargetGate final : public RewriteGate {
         return GateVerdict{false, 0, why, why};
       }
       if (!k.support) continue;
-      // Measured slower on the target than what it replaces: never worth emitting, whatever
-      // the roofline estimates say. With `slower_than`, only when what the rewrite removes is
-      // that measured form; a rewrite of another form (a decomposed norm the measurement did
-      // not cover) is left to the cost model.
-      if (!k.support->pays && replaces_measured_form(g, c, s, k.support->slower_than)) {
-        std::string why = "slower: " + std::string(p.op.name()) + " measured slower than its unfused form on " + t.name;
-        return GateVerdict{false, 0, why, why};
-      }
       // The filter sees absent inputs as absent (trailing ones are not passed), and the
       // types of the inputs its conditions read; those of a planned node need all types.
       const std::size_t typed = std::min(k.typed_inputs, p.inputs.size());
@@ -188,6 +180,15 @@ class TargetGate final : public RewriteGate {
         else s.query.push_back(cost::type_view(g, v));
       }
       while (!s.query.empty() && !s.query.back().present) s.query.pop_back();
+      // Measured slower on the target than what it replaces: never worth emitting, whatever
+      // the roofline estimates say, except at the sizes `pays_up_to` names. With
+      // `slower_than`, only when what the rewrite removes is that measured form; a rewrite of
+      // another form (a decomposed norm the measurement did not cover) is left to the cost
+      // model.
+      if (!k.support->pays_at(s.query) && replaces_measured_form(g, c, s, k.support->slower_than)) {
+        std::string why = "slower: " + std::string(p.op.name()) + " measured slower than its unfused form on " + t.name;
+        return GateVerdict{false, 0, why, why};
+      }
       std::string why = t.lacks(*k.support, p.attrs, s.query);
       if (!why.empty()) return GateVerdict{false, 0, why, why};
     }

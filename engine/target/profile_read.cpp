@@ -157,7 +157,7 @@ struct Reader {
     s.loc = SourceLoc{file, n.Mark().line + 1, n.Mark().column + 1};
     if (n.IsNull()) return s;  // `Op:` alone: available, no conditions
     if (!n.IsMap()) fail(n.Mark(), "op '" + name + "' must map to its conditions (dtype, rank, inputs, shape, attributes)");
-    keys(n, {"available", "pays", "slower_than", "dtype", "rank", "inputs", "shape", "attributes", "note"},
+    keys(n, {"available", "pays", "slower_than", "pays_up_to", "dtype", "rank", "inputs", "shape", "attributes", "note"},
          "op '" + name + "'");
     if (n["available"]) s.available = boolean(n["available"], "'available'");
     if (n["pays"]) s.pays = boolean(n["pays"], "'pays'");
@@ -165,6 +165,15 @@ struct Reader {
       if (!l.IsSequence() || l.size() == 0) fail(l.Mark(), "'slower_than' must be a non-empty list of op names");
       if (s.pays) fail(l.Mark(), "'slower_than' says what a 'pays: false' op was measured against; this op pays");
       for (const YAML::Node& x : l) s.slower_than.push_back(str(x, "an op name"));
+    }
+    if (const YAML::Node u = n["pays_up_to"]) {
+      if (!u.IsMap()) fail(u.Mark(), "'pays_up_to' must be a map ({input: N, elements: M})");
+      if (s.pays) fail(u.Mark(), "'pays_up_to' bounds where a 'pays: false' op pays after all; this op pays");
+      keys(u, {"input", "elements"}, "'pays_up_to'");
+      if (!u["elements"]) fail(u.Mark(), "'pays_up_to' needs 'elements'");
+      s.pays_up_to = integer(u["elements"], "'elements'");
+      if (s.pays_up_to < 1) fail(u["elements"].Mark(), "'elements' must be >= 1");
+      if (u["input"]) s.pays_up_to_input = static_cast<int>(number(u["input"], "'input'", 0));
     }
     if (n["note"]) s.note = str(n["note"], "'note'");
     if (const YAML::Node d = n["dtype"]) {

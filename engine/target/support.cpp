@@ -52,7 +52,21 @@ std::string attr_text(const AttrValue& v) {
 std::size_t OpSupport::typed_inputs() const {
   std::size_t n = dtypes.empty() && ranks.empty() ? 0 : 1;
   for (const ShapeCondition& c : shapes) n = std::max(n, static_cast<std::size_t>(c.input) + 1);
+  if (pays_up_to > 0) n = std::max(n, static_cast<std::size_t>(pays_up_to_input) + 1);
   return n;
+}
+
+bool OpSupport::pays_at(std::span<const TypeView> inputs) const {
+  if (pays) return true;
+  if (pays_up_to <= 0 || static_cast<std::size_t>(pays_up_to_input) >= inputs.size()) return false;
+  const TypeView& t = inputs[static_cast<std::size_t>(pays_up_to_input)];
+  if (!t.present || !t.shape_known) return false;
+  std::int64_t n = 1;
+  for (std::int64_t d : t.shape) {
+    if (d < 0 || (d > 0 && n > pays_up_to / d)) return false;  // a symbolic dim, or past the bound
+    n *= d;
+  }
+  return n <= pays_up_to;
 }
 
 const OpSupport* TargetProfile::find(std::string_view op) const {
@@ -164,6 +178,9 @@ std::string target_yaml(const TargetProfile& t) {
     o += "  " + s.op + ":\n";
     if (!s.available) o += "    available: false\n";
     if (!s.pays) o += "    pays: false\n";
+    if (s.pays_up_to > 0)
+      o += "    pays_up_to: {input: " + std::to_string(s.pays_up_to_input) + ", elements: " + std::to_string(s.pays_up_to) +
+           "}\n";
     if (!s.slower_than.empty())
       o += "    slower_than: " + list_text(s.slower_than, [](const std::string& x) { return x; }) + "\n";
     if (!s.dtypes.empty())

@@ -370,6 +370,47 @@ TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
   EXPECT_EQ(count_op(g, "com.microsoft.FusedConv"), 1u);
 }
 
+// `pays_up_to`: a `pays: false` op that was measured faster at small sizes (kernel overhead
+// dominating its unfused form) is emitted where its input's size is known and within the
+// bound, and declined where it is larger or unknown; the text form keeps the field, and the
+// reader refuses it on an op that pays.
+TEST(Target, OpSlowerOnlyAboveASizeIsEmittedBelowIt) {
+  const std::string yaml =
+      "target: small-fused\n"
+      "standard_ops: [\"*\"]\n"
+      "machine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\n"
+      "ops:\n"
+      "  com.microsoft.FusedConv:\n"
+      "    pays: false\n"
+      "    pays_up_to: {input: 0, elements: 600}\n";
+  TargetProfile t = load_target_from_string(yaml, "small.yaml");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].pays_up_to, 600);
+  EXPECT_EQ(t.ops[0].pays_up_to_input, 0);
+  EXPECT_EQ(target_yaml(load_target_from_string(target_yaml(t), "back.yaml")), target_yaml(t));
+  RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
+  auto fused = [&](Graph g) {
+    RewriteOptions o;
+    o.gate = make_target_gate(std::make_shared<const CostModel>(t), false);
+    rewrite_graph(g, rules, o);
+    return count_op(g, "com.microsoft.FusedConv");
+  };
+  EXPECT_EQ(fused(conv_act(8, 8, 8, "Relu")), 1u);   // x: 512 elements
+  EXPECT_EQ(fused(conv_act(8, 8, 16, "Relu")), 0u);  // x: 2,048
+  Graph unknown = conv_act(8, 8, 8, "Relu");
+  unknown.output_infos(unknown.inputs()[0])[0].type = ValueType{};
+  EXPECT_EQ(fused(unknown), 0u);
+  try {
+    load_target_from_string("target: x\nstandard_ops: [\"*\"]\nmachine: {peak_gflops: {float32: 1}, bandwidth_gbs: 1}\n"
+                            "ops:\n  Relu:\n    pays_up_to: {elements: 10}\n",
+                            "bad.yaml");
+    FAIL() << "pays_up_to on an op that pays";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:6:17:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("this op pays"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Target, CostModelDeclinesWhatDoesNotPay) {
   // A rule that fuses a convolution's Relu even where the convolution has another user
   // (`on_external_use: duplicate`): the convolution is then computed twice, which costs

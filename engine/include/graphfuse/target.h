@@ -68,6 +68,11 @@ struct OpSupport {
   /// decomposed form the measurement did not cover) is left to the cost model. Empty: every
   /// rewrite into the op is declined.
   std::vector<std::string> slower_than;
+  /// With pays false: the size up to which it was measured faster after all (kernel
+  /// overhead dominating the unfused form): the op pays where input `pays_up_to_input`'s
+  /// element count is known and at most `pays_up_to`. 0 = at no size.
+  std::int64_t pays_up_to = 0;
+  int pays_up_to_input = 0;
   std::vector<DType> dtypes;       ///< accepted dtypes of input 0; empty = any
   std::vector<int> ranks;          ///< accepted ranks of input 0; empty = any
   int max_inputs = -1;             ///< -1 = any number
@@ -76,6 +81,9 @@ struct OpSupport {
   /// How many leading inputs the conditions read the types of (0: none; dtype and rank
   /// read input 0, a shape condition its input).
   std::size_t typed_inputs() const;
+  /// Whether emitting the op pays for these input types: `pays`, or the known size of the
+  /// `pays_up_to` input within it.
+  bool pays_at(std::span<const TypeView> inputs) const;
   std::string note;
   SourceLoc loc;
 };
