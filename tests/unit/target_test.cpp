@@ -327,18 +327,23 @@ TEST(Target, GateDeclinesWhatTheTargetLacksAndSaysWhy) {
   EXPECT_NE(yes.find("verdict: fires in round 1"), std::string::npos) << yes;
 }
 
+namespace {
+// A target profile named `name` whose one listed op is FusedConv, with `op_lines` under it.
+std::string fused_conv_profile(const std::string& name, const std::string& op_lines) {
+  return "target: " + name +
+         "\nstandard_ops: [\"*\"]\nmachine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\nops:\n"
+         "  com.microsoft.FusedConv:\n" +
+         op_lines;
+}
+}  // namespace
+
 // `pays: false`: the target has the kernel, but it was measured slower than what it replaces,
 // so a target-gated rewrite never emits it, whatever the roofline says; the profile's text
 // form keeps the field.
 TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
-  const std::string yaml =
-      "target: slow-fused\n"
-      "standard_ops: [\"*\"]\n"
-      "machine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\n"
-      "ops:\n"
-      "  com.microsoft.FusedConv:\n"
-      "    pays: false\n"
-      "    note: measured 1.4x slower than Conv + Relu\n";
+  const std::string yaml = fused_conv_profile("slow-fused",
+                                               "    pays: false\n"
+                                               "    note: measured 1.4x slower than Conv + Relu\n");
   TargetProfile t = load_target_from_string(yaml, "slow.yaml");
   ASSERT_EQ(t.ops.size(), 1u);
   EXPECT_FALSE(t.ops[0].pays);
@@ -375,14 +380,9 @@ TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
 // bound, and declined where it is larger or unknown; the text form keeps the field, and the
 // reader refuses it on an op that pays.
 TEST(Target, OpSlowerOnlyAboveASizeIsEmittedBelowIt) {
-  const std::string yaml =
-      "target: small-fused\n"
-      "standard_ops: [\"*\"]\n"
-      "machine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\n"
-      "ops:\n"
-      "  com.microsoft.FusedConv:\n"
-      "    pays: false\n"
-      "    pays_up_to: {input: 0, elements: 600}\n";
+  const std::string yaml = fused_conv_profile("small-fused",
+                                               "    pays: false\n"
+                                               "    pays_up_to: {input: 0, elements: 600}\n");
   TargetProfile t = load_target_from_string(yaml, "small.yaml");
   ASSERT_EQ(t.ops.size(), 1u);
   EXPECT_EQ(t.ops[0].pays_up_to, 600);
