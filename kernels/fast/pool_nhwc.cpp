@@ -28,13 +28,13 @@ struct Lanes {
   typedef float F __attribute__((vector_size(W * 4)));
 };
 
-// Channels [k0, k1) of one output pixel. `taps` are the window's input pixels inside the
-// image (for max, after the -inf row), each C floats from its start.
+// One output pixel's c channels. `taps` are the window's input pixels inside the image (for
+// max, after the -inf row), each c floats.
 template <class F>
-GF_INLINE void max_pixel(const float* const* taps, int ntaps, std::int64_t k0, std::int64_t k1, float* out) {
+GF_INLINE void max_pixel(const float* const* taps, int ntaps, std::int64_t c, float* out) {
   constexpr std::int64_t W = sizeof(F) / sizeof(float);
-  std::int64_t k = k0;
-  for (; k + W <= k1; k += W) {
+  std::int64_t k = 0;
+  for (; k + W <= c; k += W) {
     F m;
     std::memcpy(&m, taps[0] + k, sizeof m);
     for (int t = 1; t < ntaps; ++t) {
@@ -44,7 +44,7 @@ GF_INLINE void max_pixel(const float* const* taps, int ntaps, std::int64_t k0, s
     }
     std::memcpy(out + k, &m, sizeof m);
   }
-  for (; k < k1; ++k) {
+  for (; k < c; ++k) {
     float m = taps[0][k];
     for (int t = 1; t < ntaps; ++t) m = m < taps[t][k] ? taps[t][k] : m;
     out[k] = m;
@@ -54,11 +54,10 @@ GF_INLINE void max_pixel(const float* const* taps, int ntaps, std::int64_t k0, s
 // A float sum in tap order, divided once: the reference sums in double, so an average
 // differs from it by float rounding (under 1e-6 relative for the windows of CNNs).
 template <class F>
-GF_INLINE void average_pixel(const float* const* taps, int ntaps, float divisor, std::int64_t k0, std::int64_t k1,
-                             float* out) {
+GF_INLINE void average_pixel(const float* const* taps, int ntaps, float divisor, std::int64_t c, float* out) {
   constexpr std::int64_t W = sizeof(F) / sizeof(float);
-  std::int64_t k = k0;
-  for (; k + W <= k1; k += W) {
+  std::int64_t k = 0;
+  for (; k + W <= c; k += W) {
     F s = F{};
     for (int t = 0; t < ntaps; ++t) {
       F v;
@@ -68,17 +67,16 @@ GF_INLINE void average_pixel(const float* const* taps, int ntaps, float divisor,
     s = s / divisor;
     std::memcpy(out + k, &s, sizeof s);
   }
-  for (; k < k1; ++k) {
+  for (; k < c; ++k) {
     float s = 0.0f;
     for (int t = 0; t < ntaps; ++t) s += taps[t][k];
     out[k] = s / divisor;
   }
 }
 
-// Output rows [row_begin, row_end) (a row: one image's output line), channels [k0, k1).
+// Output rows [row_begin, row_end) (a row: one image's output line).
 template <class F>
-GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t row_begin, std::int64_t row_end,
-                    std::int64_t k0, std::int64_t k1) {
+GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t row_begin, std::int64_t row_end) {
   const std::int64_t c = p.c;
   std::vector<const float*> taps(static_cast<std::size_t>(p.kh * p.kw + 1));
   // For max, tap 0 of every window is a row of -inf, the reference's starting value: a NaN
@@ -100,10 +98,10 @@ GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t 
       });
       float* out = y + (row * p.out_w + ow) * c;
       if (p.max) {
-        max_pixel<F>(taps.data(), ntaps, k0, k1, out);
+        max_pixel<F>(taps.data(), ntaps, c, out);
       } else {
         const std::int64_t count = p.count_include_pad ? padded : ntaps;
-        average_pixel<F>(taps.data(), ntaps, static_cast<float>(std::max<std::int64_t>(1, count)), k0, k1, out);
+        average_pixel<F>(taps.data(), ntaps, static_cast<float>(std::max<std::int64_t>(1, count)), c, out);
       }
     }
   }
@@ -114,18 +112,17 @@ GF_INLINE void rows(const PoolParams& p, const float* x, float* y, std::int64_t 
 // One entry per instruction set. The parallel loop's body must call these rather than
 // hold the vector code itself: a lambda is compiled for the baseline ISA, where the wide
 // vector type would be emulated.
-using RowsFn = void (*)(const PoolParams&, const float*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+using RowsFn = void (*)(const PoolParams&, const float*, float*, std::int64_t, std::int64_t);
 __attribute__((target("avx512f"))) void rows_avx512(const PoolParams& p, const float* x, float* y, std::int64_t b,
-                                                     std::int64_t e, std::int64_t k0, std::int64_t k1) {
-  rows<Lanes<16>::F>(p, x, y, b, e, k0, k1);
+                                                     std::int64_t e) {
+  rows<Lanes<16>::F>(p, x, y, b, e);
 }
 __attribute__((target("avx2"))) void rows_avx2(const PoolParams& p, const float* x, float* y, std::int64_t b,
-                                                std::int64_t e, std::int64_t k0, std::int64_t k1) {
-  rows<Lanes<8>::F>(p, x, y, b, e, k0, k1);
+                                                std::int64_t e) {
+  rows<Lanes<8>::F>(p, x, y, b, e);
 }
-void rows_sse2(const PoolParams& p, const float* x, float* y, std::int64_t b, std::int64_t e, std::int64_t k0,
-               std::int64_t k1) {
-  rows<Lanes<4>::F>(p, x, y, b, e, k0, k1);
+void rows_sse2(const PoolParams& p, const float* x, float* y, std::int64_t b, std::int64_t e) {
+  rows<Lanes<4>::F>(p, x, y, b, e);
 }
 
 }  // namespace
@@ -136,7 +133,7 @@ void pool_nhwc(const PoolParams& p, const float* x, float* y) {
   const std::int64_t total_rows = p.n * p.out_h;
   const std::int64_t per_row = std::max<std::int64_t>(1, p.out_w * p.c * p.kh * p.kw);
   const std::int64_t grain = std::max<std::int64_t>(1, serial_elements() / per_row);
-  team_for(total_rows, grain, [&](std::int64_t begin, std::int64_t end) { rows_of(p, x, y, begin, end, 0, p.c); });
+  team_for(total_rows, grain, [&](std::int64_t begin, std::int64_t end) { rows_of(p, x, y, begin, end); });
 }
 
 }  // namespace graphfuse::kernels::fast
