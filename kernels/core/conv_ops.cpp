@@ -98,28 +98,25 @@ ActivationSpec clip_spec(const KernelCall& c) {
 
 }  // namespace
 
+ActivationSpec unary_activation(std::string_view op, const Attributes& attrs) {
+  if (op == "Relu" || op == "ReLU") return {Activation::Relu};
+  if (op == "Relu6" || op == "ReLU6") return {Activation::Clip, 0.0f, 6.0f};
+  if (op == "Sigmoid") return {Activation::Sigmoid};
+  if (op == "Tanh") return {Activation::Tanh};
+  if (op == "HardSwish") return {Activation::HardSwish};
+  // ONNX's default alpha (0.01); TF graphs that rely on TF's 0.2 must say so.
+  if (op == "LeakyRelu") return {Activation::LeakyRelu, attr_float(attrs, "alpha", 0.01f)};
+  if (op == "HardSigmoid")
+    return {Activation::HardSigmoid, attr_float(attrs, "alpha", 0.2f), attr_float(attrs, "beta", 0.5f)};
+  return {};
+}
+
 void register_epilogue_ops(KernelRegistry& r, BiasAddImpl bias, ActivationImpl act,
                            bool elementwise_layouts) {
   const LayoutSupport ls = elementwise_layouts ? LayoutSupport::Elementwise : LayoutSupport::PlainOnly;
   r.add("BiasAdd", [bias](const KernelCall& c) { return bias_add_op(bias, c); });
-  auto fixed = [&](const char* op, ActivationSpec spec) {
-    r.add(op, [act, spec](const KernelCall& c) { return activation_op(act, spec, c); }, ls);
-  };
-  fixed("Relu", {Activation::Relu});
-  fixed("ReLU", {Activation::Relu});
-  fixed("Relu6", {Activation::Clip, 0.0f, 6.0f});
-  fixed("ReLU6", {Activation::Clip, 0.0f, 6.0f});
-  fixed("Sigmoid", {Activation::Sigmoid});
-  fixed("Tanh", {Activation::Tanh});
-  fixed("HardSwish", {Activation::HardSwish});
-  r.add("LeakyRelu", [act](const KernelCall& c) {
-    // ONNX's default alpha (0.01); TF graphs that rely on TF's 0.2 must say so.
-    return activation_op(act, {Activation::LeakyRelu, attr_float(c.attrs, "alpha", 0.01f)}, c);
-  }, ls);
-  r.add("HardSigmoid", [act](const KernelCall& c) {
-    return activation_op(act, {Activation::HardSigmoid, attr_float(c.attrs, "alpha", 0.2f),
-                               attr_float(c.attrs, "beta", 0.5f)}, c);
-  }, ls);
+  for (const char* op : {"Relu", "ReLU", "Relu6", "ReLU6", "Sigmoid", "Tanh", "HardSwish", "LeakyRelu", "HardSigmoid"})
+    r.add(op, [act, op](const KernelCall& c) { return activation_op(act, unary_activation(op, c.attrs), c); }, ls);
   r.add("Clip", [act](const KernelCall& c) { return activation_op(act, clip_spec(c), c); }, ls);
 }
 

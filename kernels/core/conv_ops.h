@@ -24,6 +24,12 @@ using ActivationImpl = void (*)(const ActivationSpec& act, const float* x, float
 /// channels_last, they declare LayoutSupport::ChannelsLast (impl must honour ConvParams'
 /// layout flags).
 void register_conv_ops(KernelRegistry& r, ConvImpl impl, OutputAlloc alloc, bool channels_last);
+/// The activation an attribute-only single-activation op computes: Relu / ReLU, Relu6 /
+/// ReLU6, Sigmoid, Tanh, HardSwish, LeakyRelu and HardSigmoid, with ONNX's defaults for absent
+/// attributes; kind None for any other op (Clip reads its bounds from inputs). What the
+/// registered activation kernels and the executor's epilogue fusion both compute.
+ActivationSpec unary_activation(std::string_view op, const Attributes& attrs);
+
 /// Registers BiasAdd and the single-activation ops (Relu, ReLU, Sigmoid, Tanh, LeakyRelu,
 /// HardSigmoid, HardSwish, Clip, Relu6) through the given implementations.
 /// With elementwise_layouts the activation ops declare LayoutSupport::Elementwise.

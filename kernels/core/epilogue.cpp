@@ -1,5 +1,7 @@
 // The executor's epilogues (graphfuse/kernels/kernel.h): which kernels take which, and their
 // scalar definition.
+#include <string>
+
 #include "core/util.h"
 
 namespace graphfuse::kernels {
@@ -18,14 +20,20 @@ bool accepts(EpilogueSupport support, const Epilogue& e) {
   return false;
 }
 
+void check_epilogue_channels(const Epilogue& e, std::int64_t channels) {
+  if (!e.mul.empty() && (static_cast<std::int64_t>(e.mul.size()) != channels || e.add.size() != e.mul.size()))
+    fail("the fused BatchNormalization has " + std::to_string(e.mul.size()) + " channels, its input " +
+         std::to_string(channels));
+}
+
 Tensor apply_epilogue(const Tensor& y, const Epilogue& e) {
   const float* x = f32(y, "the output an epilogue applies to");
   const bool affine = !e.mul.empty();
   const std::int64_t ch = y.shape.size() >= 2 ? y.shape[1] : 1;
-  if (affine)
-    check(y.shape.size() >= 2 && static_cast<std::int64_t>(e.mul.size()) == ch && e.add.size() == e.mul.size(),
-          "the fused BatchNormalization has " + std::to_string(e.mul.size()) + " channels, its input " +
-              std::to_string(ch));
+  if (affine) {
+    check(y.shape.size() >= 2, "a per-channel epilogue needs a tensor of rank >= 2");
+    check_epilogue_channels(e, ch);
+  }
   Tensor out = alloc_unfilled(DType::Float32, y.shape);
   float* o = mut<float>(out);
   const std::int64_t n = y.num_elements();

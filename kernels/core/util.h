@@ -34,6 +34,9 @@ std::string shape_str(const Shape& s);
 /// executor's fused Concat -> norm epilogue share, so fusing changes no bit.
 void batch_norm_factors(const float* scale, const float* bias, const float* mean, const float* var, float epsilon,
                         std::int64_t channels, float* mul, float* add);
+/// Throws Error unless an epilogue's per-channel affine (if any) has `channels` entries: a
+/// fused BatchNormalization whose parameters do not fit the tensor it normalizes.
+void check_epilogue_channels(const Epilogue& e, std::int64_t channels);
 
 /// A fresh tensor of `dtype`/`shape` with a zero-filled buffer the caller may write
 /// through mut<T>() (the buffer is created mutable, so writing through it is defined).

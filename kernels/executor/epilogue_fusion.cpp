@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/util.h"
+#include "core/conv_ops.h"
 
 namespace graphfuse::kernels {
 
@@ -31,30 +31,17 @@ bool fusable_producer(const Graph& g, NodeId producer) {
 
 }  // namespace
 
-ActivationSpec activation_of(const Node& n) {
-  const std::string_view op = n.op.name();
-  if (op == "Relu") return {Activation::Relu};
-  if (op == "Sigmoid") return {Activation::Sigmoid};
-  if (op == "Tanh") return {Activation::Tanh};
-  if (op == "HardSwish") return {Activation::HardSwish};
-  // ONNX's defaults, as the standalone kernels read them (kernels/core/conv_ops.cpp).
-  if (op == "LeakyRelu") return {Activation::LeakyRelu, attr_float(n.attrs, "alpha", 0.01f)};
-  if (op == "HardSigmoid")
-    return {Activation::HardSigmoid, attr_float(n.attrs, "alpha", 0.2f), attr_float(n.attrs, "beta", 0.5f)};
-  return {};
-}
-
 std::vector<EpilogueFusion> find_epilogue_fusions(const Graph& g) {
   std::vector<EpilogueFusion> out;
   for (NodeId id : g.topological_order()) {
     const Node& rn = g.node(id);
     if (rn.inputs.empty() || rn.outputs.size() != 1 || !rn.inputs[0].valid() || rn.inputs[0].port != 0) continue;
     const NodeId producer = rn.inputs[0].node;
-    const ActivationSpec act = activation_of(rn);
+    const ActivationSpec act = rn.inputs.size() == 1 ? unary_activation(rn.op.name(), rn.attrs) : ActivationSpec{};
     const std::int64_t* training = rn.attrs.get_if<std::int64_t>("training_mode");
     const bool norm = rn.op.name() == "BatchNormalization" && rn.inputs.size() == 5 && !(training && *training != 0) &&
                       g.node(producer).op.name() == "Concat";
-    if ((act.kind == Activation::None || rn.inputs.size() != 1) && !norm) continue;
+    if (act.kind == Activation::None && !norm) continue;
     if (!fusable_producer(g, producer)) continue;
     out.push_back({producer, id, norm ? ActivationSpec{} : act});
   }

@@ -24,13 +24,8 @@ struct EpilogueFusion {
   ActivationSpec act;
 };
 
-/// The activation a node computes, by op and attributes: Relu, Sigmoid, Tanh, LeakyRelu,
-/// HardSigmoid, HardSwish; kind None for anything else (Clip's bounds are inputs: rules
-/// fuse it into FusedConv instead).
-ActivationSpec activation_of(const Node& n);
-
-/// In topological order of the readers: each activation node (one input, from output 0 of a
-/// single-output node), and each inference BatchNormalization reading a Concat, whose
+/// In topological order of the readers: each single-activation node (core/conv_ops.h
+/// unary_activation; one input, from output 0 of a single-output node), and each inference BatchNormalization reading a Concat, whose
 /// producer has it as its only reader, is not a graph output and applies no activation of
 /// its own (no "activation" attribute other than empty or None), nor runs in training mode.
 std::vector<EpilogueFusion> find_epilogue_fusions(const Graph& g);
