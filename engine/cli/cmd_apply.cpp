@@ -86,6 +86,8 @@ int run_apply(ApplyOptions o) {
     };
   auto t1 = Clock::now();
   RewriteReport report = rewrite_with_fold(g, rules, o.rewrite, o.fold);
+  if (!o.quiet)
+    for (const std::string& note : report.notes) std::cout << note << "\n";
   if (!o.quiet && !report.fold.folded.empty())
     std::cout << "folded " << report.fold.folded.size() << " nodes into constants, removed "
               << report.fold.removed.size() << " unused constants\n";

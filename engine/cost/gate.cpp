@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "io/format_hooks.h"
 #include "node_estimate.h"
 
 namespace graphfuse {
@@ -131,6 +132,10 @@ class TargetGate final : public RewriteGate {
  public:
   TargetGate(std::shared_ptr<const CostModel> m, bool use_cost, bool details)
       : m_(std::move(m)), use_cost_(use_cost), details_(details), serial_(next_serial()) {}
+
+  std::string prepare(Graph& g) const override {
+    return io_hooks::raise_onnx_opset(g, m_->target().raise_onnx_opset);
+  }
 
   GateVerdict decide(const Graph& g, const GateCandidate& c) const override {
     const TargetProfile& t = m_->target();

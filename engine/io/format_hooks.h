@@ -4,6 +4,7 @@
 // library sets from a static initializer (engine/io/onnx_format.cpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,10 +15,17 @@ namespace graphfuse::io_hooks {
 struct OnnxFormat {
   Graph (*load)(const std::string& path) = nullptr;
   void (*save)(const Graph& g, const std::string& path) = nullptr;
+  /// graphfuse::raise_onnx_opset as a report line (a target's `raise_onnx_opset`).
+  std::string (*raise_opset)(Graph& g, std::int64_t version) = nullptr;
 };
 
 /// Installs the ONNX reader and writer; returns true so it can initialize a static.
 bool register_onnx_format(OnnxFormat format);
+
+/// Raises an ONNX graph's opset through the registered hook (a line for the rewrite's
+/// report, "" when nothing was asked or done); a graph that imports an ONNX opset while
+/// graphfuse::onnx is not linked gets a line saying so.
+std::string raise_onnx_opset(Graph& g, std::int64_t version);
 
 /// TensorFlow GraphDef (.pb) and TF.js graph models (model.json), from graphfuse::tf
 /// (engine/io/graphdef_file.cpp).

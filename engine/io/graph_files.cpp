@@ -68,6 +68,12 @@ bool io_hooks::register_onnx_format(OnnxFormat format) {
   return true;
 }
 
+std::string io_hooks::raise_onnx_opset(Graph& g, std::int64_t version) {
+  if (version <= 0 || !g.properties().has("onnx.opset_versions")) return {};
+  if (!onnx_format.raise_opset) return "ONNX opset kept: raising it needs the graphfuse::onnx library, which this program does not link";
+  return onnx_format.raise_opset(g, version);
+}
+
 bool io_hooks::register_tf_format(TfFormat format) {
   tf_format = format;
   return true;

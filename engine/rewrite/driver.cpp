@@ -18,7 +18,10 @@
 namespace graphfuse {
 
 RewriteReport rewrite_graph(Graph& g, const RuleSet& rules, const RewriteOptions& opt) {
-  return rewrite::run_driver(g, rules, opt, nullptr);
+  std::string note = opt.gate ? opt.gate->prepare(g) : std::string();
+  RewriteReport rep = rewrite::run_driver(g, rules, opt, nullptr);
+  if (!note.empty()) rep.notes.push_back(std::move(note));
+  return rep;
 }
 
 namespace rewrite {

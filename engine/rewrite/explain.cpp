@@ -284,6 +284,9 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
       if (taken_by.empty()) taken_by = rules[ev.rule].label() + " in round " + std::to_string(ev.round);
     }
   };
+  // As rewrite_graph does: the target may adjust the graph first (its opset).
+  if (o.gate)
+    if (std::string note = o.gate->prepare(work); !note.empty()) out += "before the run: " + note + "\n";
   RewriteReport rep = rewrite::run_driver(work, rules, o, &hooks);
   if (!rep.converged) out += "the run stopped without a fixed point: " + rep.stop_reason + "\n";
 

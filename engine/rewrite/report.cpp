@@ -131,6 +131,9 @@ std::string stats_json(const RewriteReport& rep) {
   o += "  \"threads\": " + std::to_string(rep.threads) + ",\n";
   o += "  \"nodes_before\": " + std::to_string(rep.nodes_before) + ",\n";
   o += "  \"nodes_after\": " + std::to_string(rep.nodes_after) + ",\n";
+  o += "  \"notes\": [";
+  for (std::size_t i = 0; i < rep.notes.size(); ++i) o += (i ? ", " : "") + json_string(rep.notes[i]);
+  o += "],\n";
   o += "  \"rules\": [";
   for (std::size_t i = 0; i < rep.rules.size(); ++i) {
     const RuleStats& s = rep.rules[i];

@@ -50,6 +50,9 @@ void RewriteReport::merge(const RewriteReport& next) {
   threads = next.threads;
   per_round.insert(per_round.end(), next.per_round.begin(), next.per_round.end());
   trace.insert(trace.end(), next.trace.begin(), next.trace.end());
+  // The gate prepares the graph before every pass; one that keeps something says so each time.
+  for (const std::string& n : next.notes)
+    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
   stop = next.stop;
   stop_reason = next.stop_reason;
   firing = next.firing;

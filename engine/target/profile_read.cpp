@@ -242,7 +242,8 @@ struct Reader {
 
   TargetProfile profile(const YAML::Node& root) const {
     if (!root.IsMap()) fail(root.IsDefined() ? root.Mark() : YAML::Mark{}, "a target profile must be a map (target, machine, ops)");
-    keys(root, {"target", "doc", "standard_ops", "machine", "ops", "min_saving_us", "min_saving_fraction"}, "a target profile");
+    keys(root, {"target", "doc", "standard_ops", "machine", "ops", "min_saving_us", "min_saving_fraction", "raise_onnx_opset"},
+         "a target profile");
     TargetProfile t;
     t.file = file;
     if (!root["target"]) fail(root.Mark(), "a target profile needs `target: NAME`");
@@ -256,6 +257,11 @@ struct Reader {
     t.machine = machine(root["machine"]);
     if (root["min_saving_us"]) t.min_saving_us = number(root["min_saving_us"], "'min_saving_us'", 0);
     if (root["min_saving_fraction"]) t.min_saving_fraction = number(root["min_saving_fraction"], "'min_saving_fraction'", 0);
+    if (const YAML::Node r = root["raise_onnx_opset"]) {
+      const double v = number(r, "'raise_onnx_opset'", 1);
+      if (v != std::floor(v) || v > 1000) fail(r.Mark(), "'raise_onnx_opset' must be an ONNX opset version (a whole number like 17)");
+      t.raise_onnx_opset = static_cast<std::int64_t>(v);
+    }
     if (const YAML::Node ops = root["ops"]) {
       if (!ops.IsMap() && !ops.IsNull()) fail(ops.Mark(), "'ops' must map op names to conditions");
       std::set<std::string> seen;

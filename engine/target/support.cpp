@@ -153,6 +153,7 @@ std::string target_yaml(const TargetProfile& t) {
   o += "standard_ops: " + list_text(t.standard_ops, [](const std::string& s) { return "\"" + s + "\""; }) + "\n";
   o += "min_saving_us: " + number_text(t.min_saving_us) + "\n";
   o += "min_saving_fraction: " + number_text(t.min_saving_fraction) + "\n";
+  if (t.raise_onnx_opset > 0) o += "raise_onnx_opset: " + std::to_string(t.raise_onnx_opset) + "\n";
   const MachineFigures& m = t.machine;
   o += "machine:\n  peak_gflops: {";
   bool first = true;

@@ -45,4 +45,23 @@ Graph parse_onnx(std::string_view bytes, const std::string& name = "<onnx>",
 /// The model's bytes: exactly what save_onnx writes.
 std::string write_onnx(const Graph& g);
 
+/// What raise_onnx_opset found and did.
+struct OpsetRaise {
+  std::int64_t from = 0;  ///< the ONNX opset the graph imported (0: none, not an ONNX graph)
+  std::int64_t to = 0;    ///< the one it imports now (`from` when kept)
+  /// Why it was kept below the version asked for: the first node whose op means something
+  /// else there ("RoiAlign changed at opset 16 (node 'roi')"); "" when raised or not asked.
+  std::string kept_by;
+};
+/// Raises the graph's import of ONNX's default domain to `version` where no node changes
+/// meaning: every default-domain op in it (subgraphs included) has the same schema at both
+/// versions, or changed only in steps libonnx's version converter calls compatible (types
+/// added, optional attributes whose absence keeps the old meaning). Nothing is converted:
+/// otherwise the graph stays as it is and `kept_by` says why. A graph importing `version`
+/// or later, or no ONNX opset (another format), is left alone. The IR version goes up to
+/// the one ONNX released `version` with where it is lower. Target profiles ask for it
+/// (`raise_onnx_opset`, docs/cost-model.md) so rules guarded by `opset("") >= N` apply to
+/// older exports.
+OpsetRaise raise_onnx_opset(Graph& g, std::int64_t version);
+
 }  // namespace graphfuse

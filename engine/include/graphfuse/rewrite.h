@@ -75,6 +75,13 @@ class RewriteGate {
  public:
   virtual ~RewriteGate() = default;
   virtual GateVerdict decide(const Graph& g, const GateCandidate& c) const = 0;
+  /// Called on the graph before every driver run (rewrite_graph), so it must be idempotent:
+  /// adjusts the graph-level facts the rules read as the target asks (a profile's
+  /// `raise_onnx_opset`). Returns a line for RewriteReport::notes, "" when it did nothing.
+  virtual std::string prepare(Graph& g) const {
+    (void)g;
+    return {};
+  }
 };
 
 /// Driver configuration (one struct, like MLIR's GreedyRewriteConfig).
@@ -220,6 +227,8 @@ struct RewriteReport {
   /// Rule-created nodes rewrite_and_fold merged into an identical earlier one after the
   /// fixed point (graphfuse/merge_copies.h); they are among `dead`.
   std::size_t merged = 0;
+  /// What the gate did to the graph before rewriting (RewriteGate::prepare), one line each.
+  std::vector<std::string> notes;
 
   /// Adds the report of a later driver run over the same rules (rewrite_and_fold's passes):
   /// per-rule counts, declines and savings, times, rounds, round and trace lists are summed

@@ -115,6 +115,10 @@ struct TargetProfile {
   std::vector<std::string> standard_ops;
   std::vector<OpSupport> ops;
   MachineFigures machine;
+  /// The ONNX opset a graph importing an older one is raised to before rewriting, where no
+  /// node changes meaning (graphfuse/onnx.h raise_onnx_opset): the target runs it, and rules
+  /// emit ops that exist only from it on (LayerNormalization at 17). 0: opsets stay.
+  std::int64_t raise_onnx_opset = 0;
   /// The smallest estimated saving (microseconds) for which a rewrite is applied.
   double min_saving_us = 0.5;
   /// ... and as a fraction of the replaced nodes' estimated time.

@@ -1,0 +1,138 @@
+// Raising a graph's import of ONNX's default opset where that changes the meaning of none of
+// its nodes (graphfuse/onnx.h raise_onnx_opset), so that rules guarded by `opset("") >= N`
+// can emit ops that exist only from N on (LayerNormalization at 17) on older exports.
+//
+// Which version steps keep an op's meaning is libonnx's version converter's knowledge: it
+// registers a CompatibleAdapter for every step that only adds types or optional attributes
+// whose absence keeps the old behaviour (Pow 14->15, Shape 14->15, Where 15->16, ...), and
+// real adapters where the meaning changes (RoiAlign 15->16: the default coordinate mode).
+// graphfuse converts nothing itself: a graph with an op of the second kind stays as it is.
+#include <memory>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/version_converter/convert.h>
+
+#include "graphfuse/onnx.h"
+#include "io/onnx_convert.h"
+
+namespace graphfuse {
+
+namespace {
+
+namespace vc = onnx::version_conversion;
+
+// The converter's adapter table, which it keeps protected. Built once: the constructor
+// copies every schema of every version.
+class AdapterTable : public vc::DefaultVersionConverter {
+ public:
+  // Whether libonnx converts `op` from opset `from` to `from + 1` without touching it.
+  bool compatible_step(const std::string& op, std::int64_t from) const {
+    auto by_op = adapters.find(op);
+    if (by_op == adapters.end()) return false;
+    auto by_from = by_op->second.find(onnx::OpSetID(from).toString());
+    if (by_from == by_op->second.end()) return false;
+    auto by_to = by_from->second.find(onnx::OpSetID(from + 1).toString());
+    return by_to != by_from->second.end() && dynamic_cast<const vc::CompatibleAdapter*>(by_to->second.get()) != nullptr;
+  }
+};
+
+const AdapterTable& adapter_table() {
+  static const AdapterTable table;
+  return table;
+}
+
+// Why `op` of the default domain does not mean at `to` what it means at `from`; "" when it does.
+std::string changed_meaning(const std::string& op, std::int64_t from, std::int64_t to) {
+  const onnx::OpSchema* at_from = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(from), "");
+  if (!at_from) return op + " has no schema at opset " + std::to_string(from);
+  for (std::int64_t v = from + 1; v <= to; ++v) {
+    const onnx::OpSchema* at_v = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(v), "");
+    if (!at_v || at_v->Deprecated()) return op + " is deprecated or removed at opset " + std::to_string(v);
+    if (at_v->SinceVersion() == v && !adapter_table().compatible_step(op, v - 1))
+      return op + " changed at opset " + std::to_string(v);
+  }
+  return {};
+}
+
+bool default_domain(std::string_view d) { return d.empty() || d == "ai.onnx"; }
+
+// The first node of `body` (or of a graph nested in it) whose meaning changes.
+std::string changed_in_body(const onnx::GraphProto& body, std::int64_t from, std::int64_t to) {
+  for (const auto& n : body.node()) {
+    if (default_domain(n.domain()))
+      if (std::string why = changed_meaning(n.op_type(), from, to); !why.empty()) return why;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g())
+        if (std::string why = changed_in_body(a.g(), from, to); !why.empty()) return why;
+      for (const auto& g : a.graphs())
+        if (std::string why = changed_in_body(g, from, to); !why.empty()) return why;
+    }
+  }
+  return {};
+}
+
+// The first node of `g` whose meaning changes between the opsets, subgraphs included.
+std::string changed_in_graph(const Graph& g, std::int64_t from, std::int64_t to) {
+  for (NodeId id : g.nodes()) {
+    const Node& n = g.node(id);
+    const std::string_view name = n.op.name();
+    if (name == ops::kInput || name == ops::kConst) continue;
+    if (default_domain(n.op.domain()))
+      if (std::string why = changed_meaning(std::string(n.op.local_name()), from, to); !why.empty())
+        return why + " (node '" + std::string(n.id) + "')";
+    for (const auto& [attr, value] : n.attrs) {
+      const auto* body = std::get_if<Opaque>(&value);
+      if (!body) continue;
+      if (body->kind != onnx_io::kOpaqueGraph) return "node '" + std::string(n.id) + "' holds graphs in attribute " + attr;
+      onnx::GraphProto proto;
+      if (!proto.ParseFromString(body->bytes)) return "node '" + std::string(n.id) + "' has an unreadable subgraph";
+      if (std::string why = changed_in_body(proto, from, to); !why.empty())
+        return why + " (in a subgraph of node '" + std::string(n.id) + "')";
+    }
+  }
+  return {};
+}
+
+// The IR version ONNX released an opset with (onnx/helper.py's VERSION_TABLE): a model
+// importing a newer opset than its IR version knows is refused by some readers.
+std::int64_t ir_version_of_opset(std::int64_t opset) {
+  if (opset <= 8) return 3;
+  if (opset <= 10) return 5;
+  if (opset <= 12) return 7;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  return 10;
+}
+
+}  // namespace
+
+OpsetRaise raise_onnx_opset(Graph& g, std::int64_t version) {
+  OpsetRaise r;
+  Attributes& p = g.properties();
+  auto* domains = p.get_if<std::vector<std::string>>(onnx_io::kOpsetDomains);
+  auto* versions = p.get_if<std::vector<std::int64_t>>(onnx_io::kOpsetVersions);
+  if (!domains || !versions || domains->size() != versions->size()) return r;
+  std::size_t at = domains->size();
+  for (std::size_t i = 0; i < domains->size(); ++i)
+    if (default_domain((*domains)[i])) at = i;
+  if (at == domains->size()) return r;
+  r.from = r.to = (*versions)[at];
+  if (r.from >= version) return r;
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("");
+  if (version > known.second) {
+    r.kept_by = "libonnx knows ONNX opsets up to " + std::to_string(known.second);
+    return r;
+  }
+  r.kept_by = changed_in_graph(g, r.from, version);
+  if (!r.kept_by.empty()) return r;
+  std::vector<std::int64_t> raised = *versions;
+  raised[at] = version;
+  p.set(std::string(onnx_io::kOpsetVersions), std::move(raised));
+  if (const auto* ir = p.get_if<std::int64_t>(onnx_io::kIrVersion); ir && *ir < ir_version_of_opset(version))
+    p.set(std::string(onnx_io::kIrVersion), ir_version_of_opset(version));
+  r.to = version;
+  return r;
+}
+
+}  // namespace graphfuse
