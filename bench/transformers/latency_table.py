@@ -14,6 +14,8 @@ output at that level, and the verdicts the issue asks for:
 Dynamic-axis models run at --batch x --seq (default 4 x 128), fixed ones at their own shapes.
 All four forms of one model run interleaved in one ORT process (A, B, C, D, A, B, ...), so load
 on a shared machine hits them alike; the ratios are the figures to trust, not the absolutes.
+Each form runs at least --runs times and until it has run --min-ms in all (default 300 ms), so
+the 0.2 ms fixed-shape files get about 1,500 samples and one descheduling cannot move a median.
 """
 import argparse
 import os
@@ -36,7 +38,9 @@ def main():
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=30, help="interleaved runs per form, at least")
+    ap.add_argument("--min-ms", type=float, default=300,
+                    help="more runs until each form ran this long in all (a 0.2 ms model needs 1,500 runs for 300 ms)")
     ap.add_argument("--levels", default="disabled,basic,all")
     ap.add_argument("--tol", type=float, default=0.03, help="allowed slowdown, as a fraction")
     ap.add_argument("--stat", choices=["median", "min"], default="median",
@@ -44,8 +48,8 @@ def main():
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     levels = a.levels.split(",")
-    print("ONNX Runtime CPU, %d thread%s, %s of %d interleaved runs; dynamic models at %d x %d."
-          % (a.threads, "s" if a.threads > 1 else "", a.stat, a.runs, a.batch, a.seq))
+    print("ONNX Runtime CPU, %d thread%s, %s of at least %d interleaved runs and %g ms per form; dynamic models at %d x %d."
+          % (a.threads, "s" if a.threads > 1 else "", a.stat, a.runs, a.min_ms, a.batch, a.seq))
     print("ratio = graphfuse output / min(original, ORT optimizer) at that level (> 1: slower).\n")
     print("| model | level | " + " | ".join("%s ms" % label for _, label in KEYS) +
           " | graphfuse ratio | gf ort-cpu ratio |")
@@ -65,7 +69,7 @@ def main():
                     sys.exit("latency_table.py: %s: %s" % (name, err))
                 variants.append((key, dst))
             spec = {"feeds": compare.make_feeds(onnx.load(path), a.batch, a.seq, work), "levels": levels,
-                    "threads": a.threads, "runs": a.runs, "warmup": 3,
+                    "threads": a.threads, "runs": a.runs, "min_ms": a.min_ms, "warmup": 3,
                     "models": [{"key": k, "path": p} for k, p in variants]}
             res = compare.ort_eval(spec, work)
         for lv in levels:
