@@ -104,6 +104,24 @@ TEST(OnnxOpsetRaise, KeepsAGraphWithAnOpWhoseMeaningChanged) {
   EXPECT_NE(r.kept_by.find("RoiAlign changed at opset 16 (node 'pooled')"), std::string::npos) << r.kept_by;
   EXPECT_EQ(default_opset(g), 15);
 
+  // BatchNormalization 14 gave outputs 2 and 3 to training_mode: an inference node (Y
+  // alone) means the same, one with the running statistics does not.
+  for (int outputs : {1, 3}) {
+    Model bn(13);
+    bn.input("x", {"1", "4", "8", "8"});
+    for (const char* p : {"scale", "bias", "mean", "var"}) bn.floats(p, {4});
+    std::vector<std::string> outs = {"y", "running_mean", "running_var"};
+    outs.resize(static_cast<std::size_t>(outputs));
+    bn.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, outs);
+    for (const auto& o : outs) bn.output(o);
+    Graph g_bn = bn.load();
+    const OpsetRaise r_bn = raise_onnx_opset(g_bn, 17);
+    EXPECT_EQ(r_bn.to, outputs == 1 ? 17 : 13) << r_bn.kept_by;
+    if (outputs == 3) {
+      EXPECT_NE(r_bn.kept_by.find("BatchNormalization changed at opset 14"), std::string::npos) << r_bn.kept_by;
+    }
+  }
+
   // The same op inside an If branch keeps the graph too.
   Model outer(15);
   outer.input("c", {}, onnx::TensorProto::BOOL);
