@@ -38,6 +38,7 @@ struct PyReport {
   std::string stop_reason;
   std::size_t folded = 0;
   std::size_t removed = 0;
+  std::vector<std::string> notes;  // what the target did to the graph first (its opset raise)
   std::string stats_json;  // the same document as `graphfuse apply --stats-json`
   std::string stats_text;  // the same table as `graphfuse apply --stats`
 };
@@ -81,6 +82,7 @@ PyReport rewrite_in_place(gf::Graph& g, const gf::RuleSet& rules, const PyRewrit
   out.stop_reason = report.stop_reason;
   out.folded = report.fold.folded.size();
   out.removed = report.fold.removed.size();
+  out.notes = report.notes;
   out.stats_json = gf::stats_json(report);
   out.stats_text = gf::format_stats(report);
   return out;
@@ -175,6 +177,8 @@ PYBIND11_MODULE(_graphfuse, m) {
       .def_readonly("stop_reason", &PyReport::stop_reason, "'fixed point' or why the rewriter stopped")
       .def_readonly("folded", &PyReport::folded, "nodes evaluated into constants")
       .def_readonly("removed", &PyReport::removed, "constants removed for lack of users")
+      .def_readonly("notes", &PyReport::notes,
+                    "what the target did to the graph before rewriting, one line each (raise_onnx_opset)")
       .def_property_readonly(
           "stats",
           [](const PyReport& r) { return py::module_::import("json").attr("loads")(r.stats_json); },

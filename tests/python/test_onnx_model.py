@@ -78,6 +78,32 @@ class OnnxModels(unittest.TestCase):
         with self.assertRaises(TypeError):
             graphfuse.Graph.from_onnx(b"not a proto")
 
+    def test_target_raises_the_opset(self):
+        # An opset-14 decomposed layer norm: ort-cpu raises the model to opset 17 first
+        # (raise_onnx_opset), where the rules write LayerNormalization; the report says so.
+        h = onnx.helper
+        init = [h.make_tensor("two", onnx.TensorProto.FLOAT, [], [2.0]),
+                h.make_tensor("eps", onnx.TensorProto.FLOAT, [], [1e-5]),
+                h.make_tensor("gamma", onnx.TensorProto.FLOAT, [8], [1.0] * 8),
+                h.make_tensor("beta", onnx.TensorProto.FLOAT, [8], [0.0] * 8)]
+        nodes = [h.make_node("ReduceMean", ["x"], ["mean"], axes=[-1]), h.make_node("Sub", ["x", "mean"], ["d"]),
+                 h.make_node("Pow", ["d", "two"], ["sq"]), h.make_node("ReduceMean", ["sq"], ["var"], axes=[-1]),
+                 h.make_node("Add", ["var", "eps"], ["ve"]), h.make_node("Sqrt", ["ve"], ["std"]),
+                 h.make_node("Div", ["d", "std"], ["n"]), h.make_node("Mul", ["n", "gamma"], ["s"]),
+                 h.make_node("Add", ["s", "beta"], ["y"])]
+        graph = h.make_graph(nodes, "ln", [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 4, 8])],
+                             [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 4, 8])], init)
+        model = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
+        g = graphfuse.Graph.from_onnx(model)
+        report = g.rewrite(self.rules, target="ort-cpu")
+        self.assertEqual(report.notes, ["ONNX opset raised from 14 to 17 for the target (no node changes meaning)"])
+        self.assertEqual(report.stats["notes"], report.notes)
+        out = g.to_onnx()
+        self.assertEqual([(o.domain, o.version) for o in out.opset_import if o.domain in ("", "ai.onnx")], [("", 17)])
+        self.assertEqual([n.op_type for n in out.graph.node], ["LayerNormalization"])
+        onnx.checker.check_model(out)
+        self.assertEqual(graphfuse.Graph.from_onnx(model).rewrite(self.rules).notes, [])
+
     def test_wrong_kind(self):
         with self.assertRaises(TypeError):
             graphfuse.optimize(42, self.rules)
