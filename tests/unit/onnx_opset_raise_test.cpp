@@ -186,6 +186,11 @@ TEST(OnnxOpsetRaise, TargetRaisesSoOpsetGuardedRulesApply) {
   ASSERT_EQ(rep.notes.size(), 1u);
   EXPECT_EQ(rep.notes[0], "ONNX opset raised from 14 to 17 for the target (no node changes meaning)");
 
+  // explain runs the driver on a copy the same way and says what the target did first.
+  const std::string why = explain_candidate(decomposed_layer_norm(14).load(), rules, "onnx_layernorm_decomposed", "y", o);
+  EXPECT_NE(why.find("before the run: ONNX opset raised from 14 to 17"), std::string::npos) << why;
+  EXPECT_NE(why.find("verdict: fires in round 1"), std::string::npos) << why;
+
   // A profile without the key leaves the opset, and the norm, as they were.
   TargetProfile keep = load_target("ort-cpu");
   keep.raise_onnx_opset = 0;
