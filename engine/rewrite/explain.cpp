@@ -235,8 +235,13 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
   if (!by_value.empty()) out += ", which produces '" + by_value + "'";
   if (g.node(node).loc.known()) out += " at " + g.node(node).loc.str();
   out += "\n";
-  Analysis before = analyse(g, *rule, node);
-  out += "input graph: " + before.short_reason + "\n" + before.detail;
+  // The target may adjust the graph before the driver runs (its opset), as rewrite_graph
+  // lets it: the analysis and the run both see that copy.
+  Graph work = g;
+  const std::string prepared = opt.gate ? opt.gate->prepare(work) : std::string();
+  if (!prepared.empty()) out += "the target first: " + prepared + "\n";
+  Analysis before = analyse(work, *rule, node);
+  out += (prepared.empty() ? "input graph: " : "prepared graph: ") + before.short_reason + "\n" + before.detail;
 
   // Run the driver as apply would, watching this candidate and this node.
   RewriteOptions o;
@@ -248,7 +253,6 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
   o.throw_on_nonconvergence = false;
   bool runs = o.only_rules.empty() ? rule->enabled
                                    : std::find(o.only_rules.begin(), o.only_rules.end(), rule->name) != o.only_rules.end();
-  Graph work = g;
   std::map<std::pair<std::uint32_t, NodeId>, std::string> root_ids;  // applied matches' root ids
   std::map<NodeId, std::string> seen;  // nodes of applied matches, as they were before
   int fired = 0;
@@ -284,9 +288,6 @@ std::string explain_candidate(const Graph& g, const RuleSet& rules, std::string_
       if (taken_by.empty()) taken_by = rules[ev.rule].label() + " in round " + std::to_string(ev.round);
     }
   };
-  // As rewrite_graph does: the target may adjust the graph first (its opset).
-  if (o.gate)
-    if (std::string note = o.gate->prepare(work); !note.empty()) out += "before the run: " + note + "\n";
   RewriteReport rep = rewrite::run_driver(work, rules, o, &hooks);
   if (!rep.converged) out += "the run stopped without a fixed point: " + rep.stop_reason + "\n";
 
