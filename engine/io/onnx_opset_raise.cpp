@@ -8,6 +8,8 @@
 // real adapters where the meaning changes (RoiAlign 15->16: the default coordinate mode).
 // graphfuse converts nothing itself: a graph with an op of the second kind stays as it is.
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/version_converter/convert.h>
@@ -48,59 +50,83 @@ bool unchanged_for_node(const std::string& op, std::int64_t step_to, std::size_t
   return op == "BatchNormalization" && step_to == 14 && outputs == 1;
 }
 
-// Why `op` of the default domain, on a node with `outputs` outputs, does not mean at `to`
-// what it means at `from`; "" when it does.
-std::string changed_meaning(const std::string& op, std::size_t outputs, std::int64_t from, std::int64_t to) {
-  const onnx::OpSchema* at_from = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(from), "");
-  if (!at_from) return op + " has no schema at opset " + std::to_string(from);
-  for (std::int64_t v = from + 1; v <= to; ++v) {
-    const onnx::OpSchema* at_v = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(v), "");
-    if (!at_v || at_v->Deprecated()) return op + " is deprecated or removed at opset " + std::to_string(v);
-    if (at_v->SinceVersion() == v && !adapter_table().compatible_step(op, v - 1) && !unchanged_for_node(op, v, outputs))
-      return op + " changed at opset " + std::to_string(v);
-  }
-  return {};
-}
-
 bool default_domain(std::string_view d) { return d.empty() || d == "ai.onnx"; }
 
-// The first node of `body` (or of a graph nested in it) whose meaning changes.
-std::string changed_in_body(const onnx::GraphProto& body, std::int64_t from, std::int64_t to) {
-  for (const auto& n : body.node()) {
-    if (default_domain(n.domain()))
-      if (std::string why = changed_meaning(n.op_type(), static_cast<std::size_t>(n.output_size()), from, to); !why.empty())
-        return why;
-    for (const auto& a : n.attribute()) {
-      if (a.has_g())
-        if (std::string why = changed_in_body(a.g(), from, to); !why.empty()) return why;
-      for (const auto& g : a.graphs())
-        if (std::string why = changed_in_body(g, from, to); !why.empty()) return why;
-    }
-  }
-  return {};
-}
+// Finds the first node whose meaning changes between two opsets. The verdict per op (and,
+// for the one output-dependent step, per output count) is kept: a graph of a million nodes
+// has a few dozen op types.
+class MeaningCheck {
+ public:
+  MeaningCheck(std::int64_t from, std::int64_t to) : from_(from), to_(to) {}
 
-// The first node of `g` whose meaning changes between the opsets, subgraphs included.
-std::string changed_in_graph(const Graph& g, std::int64_t from, std::int64_t to) {
-  for (NodeId id : g.nodes()) {
-    const Node& n = g.node(id);
-    const std::string_view name = n.op.name();
-    if (name == ops::kInput || name == ops::kConst) continue;
-    if (default_domain(n.op.domain()))
-      if (std::string why = changed_meaning(std::string(n.op.local_name()), n.outputs.size(), from, to); !why.empty())
-        return why + " (node '" + std::string(n.id) + "')";
-    for (const auto& [attr, value] : n.attrs) {
-      const auto* body = std::get_if<Opaque>(&value);
-      if (!body) continue;
-      if (body->kind != onnx_io::kOpaqueGraph) return "node '" + std::string(n.id) + "' holds graphs in attribute " + attr;
-      onnx::GraphProto proto;
-      if (!proto.ParseFromString(body->bytes)) return "node '" + std::string(n.id) + "' has an unreadable subgraph";
-      if (std::string why = changed_in_body(proto, from, to); !why.empty())
-        return why + " (in a subgraph of node '" + std::string(n.id) + "')";
+  // The first node of `g` whose meaning changes, subgraphs included; "" when none does.
+  std::string in_graph(const Graph& g) {
+    for (NodeId id : g.nodes()) {
+      const Node& n = g.node(id);
+      const std::string_view name = n.op.name();
+      if (name == ops::kInput || name == ops::kConst) continue;
+      if (default_domain(n.op.domain()))
+        if (const std::string& why = changed(n.op, n.outputs.size()); !why.empty()) return why + " (node '" + n.id + "')";
+      for (const auto& [attr, value] : n.attrs) {
+        const auto* body = std::get_if<Opaque>(&value);
+        if (!body) continue;
+        if (body->kind != onnx_io::kOpaqueGraph) return "node '" + n.id + "' holds graphs in attribute " + attr;
+        onnx::GraphProto proto;
+        if (!proto.ParseFromString(body->bytes)) return "node '" + n.id + "' has an unreadable subgraph";
+        if (std::string why = in_body(proto); !why.empty()) return why + " (in a subgraph of node '" + n.id + "')";
+      }
     }
+    return {};
   }
-  return {};
-}
+
+ private:
+  // The first node of `body` (or of a graph nested in it) whose meaning changes.
+  std::string in_body(const onnx::GraphProto& body) {
+    for (const auto& n : body.node()) {
+      if (default_domain(n.domain()))
+        if (const std::string& why = changed(n.op_type(), static_cast<std::size_t>(n.output_size())); !why.empty())
+          return why;
+      for (const auto& a : n.attribute()) {
+        if (a.has_g())
+          if (std::string why = in_body(a.g()); !why.empty()) return why;
+        for (const auto& g : a.graphs())
+          if (std::string why = in_body(g); !why.empty()) return why;
+      }
+    }
+    return {};
+  }
+
+  // Why `op` of the default domain, on a node with `outputs` outputs, does not mean at
+  // `to_` what it means at `from_`; "" when it does. Only one output or more matters
+  // (unchanged_for_node).
+  const std::string& changed(OpType op, std::size_t outputs) {
+    const std::uint64_t key = std::uint64_t{op.index()} << 1 | (outputs == 1);
+    auto [it, fresh] = by_type_.try_emplace(key);
+    if (fresh) it->second = work_out(std::string(op.local_name()), outputs);
+    return it->second;
+  }
+  const std::string& changed(const std::string& op, std::size_t outputs) {
+    auto [it, fresh] = by_name_.try_emplace(outputs == 1 ? op : op + "#");
+    if (fresh) it->second = work_out(op, outputs);
+    return it->second;
+  }
+
+  std::string work_out(const std::string& op, std::size_t outputs) const {
+    const onnx::OpSchema* at_from = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(from_), "");
+    if (!at_from) return op + " has no schema at opset " + std::to_string(from_);
+    for (std::int64_t v = from_ + 1; v <= to_; ++v) {
+      const onnx::OpSchema* at_v = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(v), "");
+      if (!at_v || at_v->Deprecated()) return op + " is deprecated or removed at opset " + std::to_string(v);
+      if (at_v->SinceVersion() == v && !adapter_table().compatible_step(op, v - 1) && !unchanged_for_node(op, v, outputs))
+        return op + " changed at opset " + std::to_string(v);
+    }
+    return {};
+  }
+
+  std::int64_t from_, to_;
+  std::unordered_map<std::uint64_t, std::string> by_type_;  // the graph's nodes, by interned op
+  std::unordered_map<std::string, std::string> by_name_;    // subgraph bodies' nodes, by name
+};
 
 // The IR version ONNX released an opset with (onnx/helper.py's VERSION_TABLE): a model
 // importing a newer opset than its IR version knows is refused by some readers.
@@ -133,7 +159,7 @@ OpsetRaise raise_onnx_opset(Graph& g, std::int64_t version) {
     r.kept_by = "libonnx knows ONNX opsets up to " + std::to_string(known.second);
     return r;
   }
-  r.kept_by = changed_in_graph(g, r.from, version);
+  r.kept_by = MeaningCheck(r.from, version).in_graph(g);
   if (!r.kept_by.empty()) return r;
   std::vector<std::int64_t> raised = *versions;
   raised[at] = version;
