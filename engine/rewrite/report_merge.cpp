@@ -26,10 +26,13 @@ void add_declined(std::vector<std::pair<std::string, std::size_t>>& into,
 
 void RewriteReport::merge(const RewriteReport& next) {
   if (rules.empty()) {
+    // The first run: taken whole, but for what was recorded before it (folding, notes).
     const FoldReport kept = std::move(fold);
+    std::vector<std::string> kept_notes = std::move(notes);
     *this = next;
     fold = kept;
     fold.merge(next.fold);
+    notes.insert(notes.begin(), kept_notes.begin(), kept_notes.end());
     return;
   }
   for (std::size_t i = 0; i < rules.size() && i < next.rules.size(); ++i) {
@@ -50,9 +53,7 @@ void RewriteReport::merge(const RewriteReport& next) {
   threads = next.threads;
   per_round.insert(per_round.end(), next.per_round.begin(), next.per_round.end());
   trace.insert(trace.end(), next.trace.begin(), next.trace.end());
-  // The gate prepares the graph before every pass; one that keeps something says so each time.
-  for (const std::string& n : next.notes)
-    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+  notes.insert(notes.end(), next.notes.begin(), next.notes.end());
   stop = next.stop;
   stop_reason = next.stop_reason;
   firing = next.firing;

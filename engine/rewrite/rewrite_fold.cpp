@@ -4,6 +4,7 @@
 #include "graphfuse/dead_nodes.h"
 #include "graphfuse/folding.h"
 #include "graphfuse/merge_copies.h"
+#include "rewrite/driver.h"
 
 namespace graphfuse {
 
@@ -21,8 +22,12 @@ void trace_dead(RewriteReport& total, const std::vector<std::string>& dead, cons
 RewriteReport rewrite_fold_passes(Graph& g, const RuleSet& rules, const RewriteOptions& options, Folder* folder,
                                   const DeadNodeSweep& sweep, int max_passes) {
   RewriteReport total;
+  // The target prepares the graph once: folding and sweeping leave what it adjusts (the
+  // opset) as it was, so the passes run the driver directly rather than rewrite_graph.
+  if (options.gate)
+    if (std::string note = options.gate->prepare(g); !note.empty()) total.notes.push_back(std::move(note));
   for (int pass = 0; pass < max_passes; ++pass) {
-    RewriteReport r = rewrite_graph(g, rules, options);
+    RewriteReport r = rewrite::run_driver(g, rules, options, nullptr);
     const bool applied = r.rounds > 0;
     total.merge(r);
     if (!total.converged) break;

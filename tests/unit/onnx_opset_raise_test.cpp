@@ -9,6 +9,7 @@
 #include <onnx/checker.h>
 
 #include "graphfuse/cost.h"
+#include "graphfuse/folding.h"
 #include "graphfuse/onnx.h"
 #include "graphfuse/rewrite.h"
 #include "graphfuse/rules.h"
@@ -185,6 +186,12 @@ TEST(OnnxOpsetRaise, TargetRaisesSoOpsetGuardedRulesApply) {
   EXPECT_EQ(default_opset(g), 17);
   ASSERT_EQ(rep.notes.size(), 1u);
   EXPECT_EQ(rep.notes[0], "ONNX opset raised from 14 to 17 for the target (no node changes meaning)");
+
+  // rewrite_and_fold prepares once for all its passes and keeps the line in its report.
+  Graph folded = decomposed_layer_norm(14).load();
+  const RewriteReport passes = rewrite_and_fold(folded, rules, o, nullptr);
+  EXPECT_EQ(passes.notes, rep.notes);
+  EXPECT_EQ(count_op(folded, "LayerNormalization"), 1u);
 
   // explain prepares its copy the same way, says so, and analyses the prepared graph.
   const std::string why = explain_candidate(decomposed_layer_norm(14).load(), rules, "onnx_layernorm_decomposed", "y", o);

@@ -75,9 +75,10 @@ class RewriteGate {
  public:
   virtual ~RewriteGate() = default;
   virtual GateVerdict decide(const Graph& g, const GateCandidate& c) const = 0;
-  /// Called on the graph before every driver run (rewrite_graph), so it must be idempotent:
-  /// adjusts the graph-level facts the rules read as the target asks (a profile's
-  /// `raise_onnx_opset`). Returns a line for RewriteReport::notes, "" when it did nothing.
+  /// Called on the graph before the rules run (once per rewrite_graph, once per
+  /// rewrite_and_fold, on explain's copy), so it must be idempotent: adjusts the graph-level
+  /// facts the rules read as the target asks (a profile's `raise_onnx_opset`). Returns a line
+  /// for RewriteReport::notes, "" when it did nothing.
   virtual std::string prepare(Graph& g) const {
     (void)g;
     return {};
