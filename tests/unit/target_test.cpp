@@ -328,12 +328,17 @@ TEST(Target, GateDeclinesWhatTheTargetLacksAndSaysWhy) {
 }
 
 namespace {
-// A target profile named `name` whose one listed op is FusedConv, with `op_lines` under it.
-std::string fused_conv_profile(const std::string& name, const std::string& op_lines) {
-  return "target: " + name +
-         "\nstandard_ops: [\"*\"]\nmachine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\nops:\n"
-         "  com.microsoft.FusedConv:\n" +
-         op_lines;
+// A target profile named `name` whose one listed op is FusedConv, with `op_lines` under it,
+// loaded from `file`; its text form must read back to the same profile.
+TargetProfile fused_conv_profile(const std::string& name, const std::string& op_lines, const std::string& file) {
+  const std::string yaml = "target: " + name +
+                           "\nstandard_ops: [\"*\"]\nmachine: {peak_gflops: {float32: 100}, bandwidth_gbs: 20}\nops:\n"
+                           "  com.microsoft.FusedConv:\n" +
+                           op_lines;
+  TargetProfile t = load_target_from_string(yaml, file);
+  EXPECT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(target_yaml(load_target_from_string(target_yaml(t), "back.yaml")), target_yaml(t));
+  return t;
 }
 }  // namespace
 
@@ -341,15 +346,14 @@ std::string fused_conv_profile(const std::string& name, const std::string& op_li
 // so a target-gated rewrite never emits it, whatever the roofline says; the profile's text
 // form keeps the field.
 TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
-  const std::string yaml = fused_conv_profile("slow-fused",
-                                               "    pays: false\n"
-                                               "    note: measured 1.4x slower than Conv + Relu\n");
-  TargetProfile t = load_target_from_string(yaml, "slow.yaml");
+  const TargetProfile t = fused_conv_profile("slow-fused",
+                                             "    pays: false\n"
+                                             "    note: measured 1.4x slower than Conv + Relu\n",
+                                             "slow.yaml");
   ASSERT_EQ(t.ops.size(), 1u);
   EXPECT_FALSE(t.ops[0].pays);
   EXPECT_TRUE(t.has_op("com.microsoft.FusedConv"));
   EXPECT_NE(target_yaml(t).find("pays: false"), std::string::npos);
-  EXPECT_EQ(target_yaml(load_target_from_string(target_yaml(t), "back.yaml")), target_yaml(t));
 
   RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
   for (bool cost : {true, false}) {
@@ -368,9 +372,9 @@ TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
   // The same profile without the field fuses.
   Graph g = conv_act(8, 8, 8, "Relu");
   RewriteOptions o;
-  std::string fast = yaml;
-  fast.replace(fast.find("pays: false"), 11, "dtype: [float32]");
-  o.gate = make_target_gate(std::make_shared<const CostModel>(load_target_from_string(fast, "fast.yaml")), false);
+  const TargetProfile fast = fused_conv_profile(
+      "slow-fused", "    dtype: [float32]\n    note: measured 1.4x slower than Conv + Relu\n", "fast.yaml");
+  o.gate = make_target_gate(std::make_shared<const CostModel>(fast), false);
   rewrite_graph(g, rules, o);
   EXPECT_EQ(count_op(g, "com.microsoft.FusedConv"), 1u);
 }
@@ -380,14 +384,13 @@ TEST(Target, OpMeasuredSlowerIsNeverEmitted) {
 // bound, and declined where it is larger or unknown; the text form keeps the field, and the
 // reader refuses it on an op that pays.
 TEST(Target, OpSlowerOnlyAboveASizeIsEmittedBelowIt) {
-  const std::string yaml = fused_conv_profile("small-fused",
-                                               "    pays: false\n"
-                                               "    pays_up_to: {input: 0, elements: 600}\n");
-  TargetProfile t = load_target_from_string(yaml, "small.yaml");
+  const TargetProfile t = fused_conv_profile("small-fused",
+                                             "    pays: false\n"
+                                             "    pays_up_to: {input: 0, elements: 600}\n",
+                                             "small.yaml");
   ASSERT_EQ(t.ops.size(), 1u);
   EXPECT_EQ(t.ops[0].pays_up_to, 600);
   EXPECT_EQ(t.ops[0].pays_up_to_input, 0);
-  EXPECT_EQ(target_yaml(load_target_from_string(target_yaml(t), "back.yaml")), target_yaml(t));
   RuleSet rules = load_rule_files({(kSrc / "rules/onnx/conv.yaml").string()});
   auto fused = [&](Graph g) {
     RewriteOptions o;
